@@ -1,0 +1,6 @@
+/*
+ * The subcommands fgit implements: X(name-as-typed, c_identifier).
+ * Keep sorted.  Each lives in cli/cmd_<c_identifier>.c.
+ */
+#define FGIT_COMMANDS(X) \
+	X("version", version)

@@ -1,0 +1,54 @@
+/*
+ * Hashing.  Two entry points, on purpose:
+ *
+ *  - object names (fgit_objname_*, fgit_hash_object): SHA-1 WITH collision
+ *    detection, always.  Every id fgit computes from content goes through
+ *    here, so detection switches on everywhere at once.  A detected attack
+ *    makes the final call return FGIT_ECOLLISION.
+ *  - checksums (fgit_checksum_*): plain SHA-1 for the trailers of packs, .idx
+ *    and index files, which name nothing.
+ *
+ * The implementation is picked once at first use (SHA extensions where the
+ * CPU has them, portable C otherwise).  Contexts are plain values owned by
+ * the caller; all functions are thread-safe.
+ */
+#ifndef FGIT_HASH_H
+#define FGIT_HASH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "oid.h"
+#include "object.h"
+
+struct fgit_hash_ctx {
+	int algo;
+	unsigned int detect;		/* collision detection on */
+	uint64_t total;			/* bytes hashed */
+	uint32_t h[8];			/* chaining value */
+	unsigned char block[64];	/* pending partial block */
+	unsigned int used;		/* bytes in block */
+	int collision;			/* set when an attack was detected */
+};
+
+/* Object-name hashing (detecting). */
+void fgit_objname_init(struct fgit_hash_ctx *c, int algo);
+/* Start an object name: hashes the "<type> <size>\0" header. */
+void fgit_objname_init_header(struct fgit_hash_ctx *c, int algo,
+			      enum fgit_object_type type, uint64_t size);
+void fgit_objname_update(struct fgit_hash_ctx *c, const void *data, size_t len);
+/* 0, or FGIT_ECOLLISION (error message set, naming the hash). */
+int fgit_objname_final(struct fgit_oid *out, struct fgit_hash_ctx *c);
+
+/* Name of an object held in memory: hash of header + data. */
+int fgit_hash_object(struct fgit_oid *out, int algo, enum fgit_object_type type,
+		     const void *data, size_t len);
+
+/* Checksums (plain, non-detecting). out receives rawsz(algo) bytes. */
+void fgit_checksum_init(struct fgit_hash_ctx *c, int algo);
+void fgit_checksum_update(struct fgit_hash_ctx *c, const void *data, size_t len);
+void fgit_checksum_final(unsigned char *out, struct fgit_hash_ctx *c);
+
+/* Format "<type> <size>" + NUL into hdr (>= 32 bytes); returns its length incl. NUL. */
+int fgit_object_header(char *hdr, size_t hdrsz, enum fgit_object_type type, uint64_t size);
+
+#endif

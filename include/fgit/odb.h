@@ -1,0 +1,128 @@
+/*
+ * The object database: loose objects, packs (.idx v1/v2, .pack v2/v3,
+ * multi-pack-index), alternates.
+ *
+ * Thread safety: one fgit_odb may be used by any number of threads at once
+ * for reading and writing; there is no global lock around inflation.
+ * Returned buffers belong to the caller (free()).
+ */
+#ifndef FGIT_ODB_H
+#define FGIT_ODB_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "oid.h"
+#include "object.h"
+
+struct fgit_odb;
+
+struct fgit_odb_options {
+	unsigned int version;		/* FGIT_ODB_OPTIONS_VERSION */
+	int algo;			/* FGIT_HASH_SHA1 default */
+	int compression;		/* core.compression; -1 = default */
+	int loose_compression;		/* core.looseCompression; -1 = default */
+	size_t delta_base_cache_limit;	/* core.deltaBaseCacheLimit; 0 = default (96 MiB) */
+	uint64_t big_file_threshold;	/* core.bigFileThreshold; 0 = default (512 MiB) */
+	int fsync;			/* fsync written objects */
+};
+#define FGIT_ODB_OPTIONS_VERSION 1
+#define FGIT_ODB_OPTIONS_INIT { FGIT_ODB_OPTIONS_VERSION, FGIT_HASH_SHA1, -1, -1, 0, 0, 0 }
+
+/* Open the database at `objects_dir` (e.g. ".git/objects"). opts may be NULL. */
+int fgit_odb_open(struct fgit_odb **out, const char *objects_dir,
+		  const struct fgit_odb_options *opts);
+void fgit_odb_free(struct fgit_odb *odb);
+/* Re-scan the pack directory for new packs (after another process wrote one). */
+int fgit_odb_refresh(struct fgit_odb *odb);
+
+/*
+ * Read a whole object.  *out is malloc'd with one extra NUL byte after
+ * *size_out, owned by the caller.  FGIT_ENOTFOUND if absent; FGIT_EINVALID
+ * (message set, git's wording) if corrupt.
+ */
+int fgit_odb_read(void **out, size_t *size_out, enum fgit_object_type *type_out,
+		  struct fgit_odb *odb, const struct fgit_oid *oid);
+
+enum fgit_object_where {
+	FGIT_WHERE_LOOSE = 1,
+	FGIT_WHERE_PACKED = 2,
+};
+
+struct fgit_object_info {
+	enum fgit_object_type type;
+	uint64_t size;			/* inflated size */
+	uint64_t disk_size;		/* bytes on disk (FGIT_INFO_DISK_SIZE) */
+	struct fgit_oid delta_base;	/* zero unless stored as a delta (FGIT_INFO_DELTA_BASE) */
+	enum fgit_object_where where;
+};
+
+enum fgit_odb_info_flags {
+	FGIT_INFO_TYPE = 1 << 0,
+	FGIT_INFO_SIZE = 1 << 1,
+	FGIT_INFO_DISK_SIZE = 1 << 2,
+	FGIT_INFO_DELTA_BASE = 1 << 3,
+};
+
+/* Type and size etc. without inflating the body where possible. */
+int fgit_odb_read_info(struct fgit_object_info *out, struct fgit_odb *odb,
+		       const struct fgit_oid *oid, unsigned int flags);
+
+/* 1 if present, 0 if not. */
+int fgit_odb_exists(struct fgit_odb *odb, const struct fgit_oid *oid);
+
+/*
+ * Write a loose object (no-op if it exists).  Named with collision
+ * detection; written to a temporary file and renamed into place.
+ */
+int fgit_odb_write(struct fgit_oid *out, struct fgit_odb *odb,
+		   enum fgit_object_type type, const void *data, size_t len);
+
+/*
+ * Resolve a hex prefix of `hexlen` digits (in prefix) to the unique object.
+ * FGIT_ENOTFOUND if none, FGIT_EAMBIGUOUS if several.
+ */
+int fgit_odb_resolve_prefix(struct fgit_oid *out, struct fgit_odb *odb,
+			    const struct fgit_oid *prefix, size_t hexlen);
+
+/* Call cb for each object (loose and packed, deduplicated not guaranteed)
+ * whose id starts with the prefix; stop early if cb returns non-zero. */
+int fgit_odb_foreach_prefix(struct fgit_odb *odb, const struct fgit_oid *prefix,
+			    size_t hexlen,
+			    int (*cb)(const struct fgit_oid *oid, void *payload),
+			    void *payload);
+
+/* Length of the shortest unique abbreviation of oid, at least min_len. */
+int fgit_odb_abbrev_len(struct fgit_odb *odb, const struct fgit_oid *oid, int min_len);
+
+enum fgit_odb_foreach_flags {
+	FGIT_FOREACH_LOOSE = 1 << 0,
+	FGIT_FOREACH_PACKED = 1 << 1,
+	FGIT_FOREACH_LOCAL_ONLY = 1 << 2,	/* skip alternates */
+	FGIT_FOREACH_PACK_ORDER = 1 << 3,	/* packed objects in pack offset order */
+};
+
+/* Iterate objects; may visit an id more than once (loose + packed, or two
+ * packs).  Stops when cb returns non-zero and returns that value. */
+int fgit_odb_foreach(struct fgit_odb *odb, unsigned int flags,
+		     int (*cb)(const struct fgit_oid *oid, void *payload),
+		     void *payload);
+
+/* Counts for count-objects -v. */
+struct fgit_odb_counts {
+	uint64_t loose_count, loose_size_kib;	/* size in KiB of disk blocks, as git */
+	uint64_t packed_count, pack_count, pack_size_kib;
+	uint64_t prune_packable;
+	uint64_t garbage_count, garbage_size_kib;
+};
+/* garbage_cb, if not NULL, is called with the path of each garbage file,
+ * in the order git reports them. */
+int fgit_odb_count(struct fgit_odb_counts *out, struct fgit_odb *odb,
+		   void (*garbage_cb)(const char *path, const char *why, void *payload),
+		   void *payload);
+
+/* Hash algorithm of this database. */
+int fgit_odb_algo(const struct fgit_odb *odb);
+/* Path of the objects directory (borrowed). */
+const char *fgit_odb_path(const struct fgit_odb *odb);
+
+#endif

@@ -15,6 +15,8 @@ CLI_SRC  := $(sort $(wildcard cli/*.c))
 CLI_OBJ  := $(CLI_SRC:%.c=$(B)/%.o)
 UNIT_SRC := $(sort $(shell find tests/unit -name '*.c'))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
+TOOL_SRC := $(sort $(wildcard tests/tools/*.c))
+TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(B)/tools/%)
 DEPS_OK  := build/.deps-ok
 
 all: fgit libfgit.a
@@ -38,9 +40,13 @@ $(B)/tests/%: tests/unit/%.c tests/unit/unit.h $(LIBA)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(LIBA) $(LDLIBS)
 
+$(B)/tools/%: tests/tools/%.c $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(LIBA) $(LDLIBS)
+
 unit: $(UNIT_BIN)
 
-test: all $(UNIT_BIN) tsan-build
+test: all $(UNIT_BIN) $(TOOL_BIN) tsan-build
 	@sh tests/run-all.sh
 
 # ThreadSanitizer build of the concurrency unit tests (*_mt.c), kept apart

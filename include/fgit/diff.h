@@ -1,0 +1,35 @@
+/*
+ * Line diffs (Myers' O(ND) algorithm, git's default) and the numbers a
+ * diffstat needs.  Pure functions over caller-owned buffers; thread-safe.
+ */
+#ifndef FGIT_DIFF_H
+#define FGIT_DIFF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* One hunk of a line diff: lines [old_start, old_start+old_count) of the
+ * old text became [new_start, new_start+new_count) of the new (0-based). */
+struct fgit_diff_hunk {
+	size_t old_start, old_count;
+	size_t new_start, new_count;
+};
+
+/*
+ * Diff two texts line by line (a final line without newline is a line) and
+ * call cb for each changed region in order; cb returning non-zero stops the
+ * walk and that value is returned.  Returns 0 or a negative error
+ * (FGIT_ENOMEM).
+ */
+int fgit_diff_lines(const char *a, size_t alen, const char *b, size_t blen,
+		    int (*cb)(const struct fgit_diff_hunk *h, void *payload),
+		    void *payload);
+
+/* Lines added and deleted between the two texts (what a diffstat shows). */
+int fgit_diff_count(const char *a, size_t alen, const char *b, size_t blen,
+		    size_t *added, size_t *deleted);
+
+/* git's binary heuristic: a NUL byte in the first 8000 bytes. */
+int fgit_buffer_is_binary(const char *buf, size_t len);
+
+#endif

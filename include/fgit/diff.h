@@ -32,4 +32,20 @@ int fgit_diff_count(const char *a, size_t alen, const char *b, size_t blen,
 /* git's binary heuristic: a NUL byte in the first 8000 bytes. */
 int fgit_buffer_is_binary(const char *buf, size_t len);
 
+
+/* ---- diffstat and summary lines, as `git commit` and `diff --stat` print ---- */
+
+struct fgit_buf;
+
+/* " N file(s) changed, N insertion(s)(+), N deletion(s)(-)\n" */
+int fgit_diffstat_summary(struct fgit_buf *out, size_t files, size_t insertions,
+			  size_t deletions);
+
+/*
+ * A rename shown the way git abbreviates it: the common leading directories
+ * and trailing components outside braces, "a/{b => c}/d"; "x => y" when
+ * nothing is shared.
+ */
+int fgit_diff_rename_name(struct fgit_buf *out, const char *from, const char *to);
+
 #endif

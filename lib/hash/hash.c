@@ -11,7 +11,6 @@
 #include "fgit/hash.h"
 #include "hash/sha1.h"
 
-static fgit_sha1_blocks_fn sha1_blocks = fgit_sha1_blocks_portable;
 
 static void ctx_init(struct fgit_hash_ctx *c, int algo, unsigned detect)
 {
@@ -28,6 +27,7 @@ static void ctx_init(struct fgit_hash_ctx *c, int algo, unsigned detect)
 static void ctx_update(struct fgit_hash_ctx *c, const void *data, size_t len)
 {
 	const unsigned char *p = data;
+	fgit_sha1_blocks_fn sha1_blocks = fgit_sha1_blocks();
 
 	c->total += len;
 	if (c->used) {

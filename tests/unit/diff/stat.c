@@ -2,18 +2,6 @@
 #include "fgit/buf.h"
 #include "fgit/diff.h"
 
-static int rename_is(const char *a, const char *b, const char *want)
-{
-	struct fgit_buf o = FGIT_BUF_INIT;
-	int ok;
-	fgit_diff_rename_name(&o, a, b);
-	ok = !strcmp(o.ptr, want);
-	if (!ok)
-		printf("  %s -> %s: got '%s', want '%s'\n", a, b, o.ptr, want);
-	fgit_buf_release(&o);
-	return ok;
-}
-
 static int summary_is(size_t f, size_t i, size_t d, const char *want)
 {
 	struct fgit_buf o = FGIT_BUF_INIT;

@@ -506,11 +506,18 @@ static int foreach_common(struct fgit_odb *odb, unsigned int flags, struct forea
 	int r = 0;
 
 	if (flags & FGIT_FOREACH_PACKED) {
+		struct pack **packs;
+		/* a snapshot: a refresh may move the list while we call back */
 		pthread_rwlock_rdlock(&odb->packs_lock);
 		np = odb->npacks;
+		packs = malloc((np ? np : 1) * sizeof(*packs));
+		if (packs)
+			memcpy(packs, odb->packs, np * sizeof(*packs));
 		pthread_rwlock_unlock(&odb->packs_lock);
+		if (!packs)
+			return fgit_error_set(FGIT_ENOMEM, "out of memory");
 		for (i = 0; i < np && !r; i++) {
-			struct pack *p = odb->packs[i];
+			struct pack *p = packs[i];
 			struct fgit_oid oid;
 			uint32_t k, start = 0, end = p->nr;
 			if (c->prefix) {
@@ -524,14 +531,14 @@ static int foreach_common(struct fgit_odb *odb, unsigned int flags, struct forea
 			}
 			if ((flags & FGIT_FOREACH_PACK_ORDER) && !c->prefix) {
 				if ((r = pack_ensure_rev(p)) < 0)
-					return r;
+					break;
 				for (k = 0; k < p->nr && !r; k++) {
 					uint32_t pos = p->rev[k];
 					pack_name_at(&oid, p, pos);
 					if (c->lcb) {
 						uint64_t off;
 						if ((r = pack_offset_at(&off, p, pos)) < 0)
-							return r;
+							break;
 						r = c->lcb(&oid, is_alt ? -1 : (int)i, off, c->payload);
 					} else {
 						r = c->cb(&oid, c->payload);
@@ -543,7 +550,7 @@ static int foreach_common(struct fgit_odb *odb, unsigned int flags, struct forea
 					if (c->lcb) {
 						uint64_t off;
 						if ((r = pack_offset_at(&off, p, k)) < 0)
-							return r;
+							break;
 						r = c->lcb(&oid, is_alt ? -1 : (int)i, off, c->payload);
 					} else {
 						r = c->cb(&oid, c->payload);
@@ -551,6 +558,7 @@ static int foreach_common(struct fgit_odb *odb, unsigned int flags, struct forea
 				}
 			}
 		}
+		free(packs);
 	}
 	if (!r && (flags & FGIT_FOREACH_LOOSE)) {
 		int only = -1;

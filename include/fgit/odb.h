@@ -109,10 +109,10 @@ int fgit_odb_foreach(struct fgit_odb *odb, unsigned int flags,
 
 /* Counts for count-objects -v. */
 struct fgit_odb_counts {
-	uint64_t loose_count, loose_size_kib;	/* size in KiB of disk blocks, as git */
-	uint64_t packed_count, pack_count, pack_size_kib;
-	uint64_t prune_packable;
-	uint64_t garbage_count, garbage_size_kib;
+	uint64_t loose_count, loose_size;	/* bytes of disk blocks, as git */
+	uint64_t packed_count, pack_count, pack_size;	/* .pack + .idx bytes */
+	uint64_t prune_packable;		/* loose objects also in a pack */
+	uint64_t garbage_count, garbage_size;
 };
 /* garbage_cb, if not NULL, is called with the path of each garbage file,
  * in the order git reports them. */

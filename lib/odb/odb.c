@@ -731,7 +731,7 @@ static int count_loose_cb(const struct fgit_oid *oid, const char *path, void *pa
 	if (lstat(path, &st) < 0)
 		return 0;
 	c->counts->loose_count++;
-	c->counts->loose_size_kib += disk_bytes(&st);
+	c->counts->loose_size += disk_bytes(&st);
 	if (odb_find_packed(&p, &pos, c->odb, oid))
 		c->counts->prune_packable++;
 	return 0;
@@ -742,7 +742,7 @@ static void count_garbage(struct count_ctx *c, const char *path, const char *why
 	struct stat st;
 	c->counts->garbage_count++;
 	if (lstat(path, &st) == 0)
-		c->counts->garbage_size_kib += disk_bytes(&st);
+		c->counts->garbage_size += disk_bytes(&st);
 	if (c->garbage_cb)
 		c->garbage_cb(path, why, c->payload);
 }
@@ -838,16 +838,13 @@ int fgit_odb_count(struct fgit_odb_counts *out, struct fgit_odb *odb,
 		struct pack *p = odb->packs[i];
 		counts.pack_count++;
 		counts.packed_count += p->nr;
-		counts.pack_size_kib += p->idx_size;
+		counts.pack_size += p->idx_size;
 		if (stat(p->pack_path, &st) == 0)
-			counts.pack_size_kib += (uint64_t)st.st_size;
+			counts.pack_size += (uint64_t)st.st_size;
 	}
 	pthread_rwlock_unlock(&odb->packs_lock);
 	count_pack_garbage(&c);
 	r = walk_loose(odb, -1, count_loose_cb, loose_garbage_cb, &c);
-	counts.loose_size_kib /= 1024;
-	counts.pack_size_kib /= 1024;
-	counts.garbage_size_kib /= 1024;
 	*out = counts;
 	return r;
 }

@@ -19,12 +19,12 @@
 
 static const char *const cat_file_usage[] = {
 	"git cat-file <type> <object>",
-	"   or: git cat-file (-e | -p) <object>",
-	"   or: git cat-file (-t | -s) [--allow-unknown-type] <object>",
-	"   or: git cat-file (--batch | --batch-check | --batch-command) [--batch-all-objects]\n"
+	"git cat-file (-e | -p) <object>",
+	"git cat-file (-t | -s) [--allow-unknown-type] <object>",
+	"git cat-file (--batch | --batch-check | --batch-command) [--batch-all-objects]\n"
 	"                    [--buffer] [--follow-symlinks] [--unordered]\n"
 	"                    [--textconv | --filters] [-z]",
-	"   or: git cat-file (--textconv | --filters)\n"
+	"git cat-file (--textconv | --filters)\n"
 	"                    [<rev>:<path|tree-ish> | --path=<path|tree-ish> <rev>]",
 	NULL
 };
@@ -564,7 +564,7 @@ CLI_CMD(cat_file)
 {
 	int opt = 0, n;
 	struct cli_option opts[] = {
-		OPT_GROUP(""),
+		OPT_GROUP("Check object existence or emit object contents"),
 		OPT_CMDMODE('e', NULL, &opt, "check if <object> exists", 'e'),
 		OPT_CMDMODE('p', NULL, &opt, "pretty-print <object> content", 'p'),
 		OPT_GROUP("Emit [broken] object attributes"),

@@ -30,7 +30,7 @@
 static const char *const hash_object_usage[] = {
 	"git hash-object [-t <type>] [-w] [--path=<file> | --no-filters]\n"
 	"                       [--stdin [--literally]] [--] <file>...",
-	"   or: git hash-object [-t <type>] [-w] --stdin-paths [--no-filters]",
+	"git hash-object [-t <type>] [-w] --stdin-paths [--no-filters]",
 	NULL
 };
 

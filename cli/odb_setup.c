@@ -55,6 +55,7 @@ const char *cli_git_dir(int required)
 	char cwd[PATH_MAX], cand[PATH_MAX + 8];
 	const char *env = getenv("GIT_DIR");
 	size_t n;
+	int first = 1;
 
 	if (git_dir)
 		return git_dir;
@@ -69,7 +70,8 @@ const char *cli_git_dir(int required)
 		snprintf(cand, sizeof(cand), "%s/.git", strcmp(cwd, "/") ? cwd : "");
 		if (stat(cand, &st) == 0) {
 			if (S_ISDIR(st.st_mode) && looks_like_git_dir(cand)) {
-				git_dir = strdup(cand);
+				/* git names it relative when at the top, as here */
+				git_dir = strdup(first ? ".git" : cand);
 				return git_dir;
 			}
 			if (S_ISREG(st.st_mode) && (git_dir = read_gitfile(cwd, cand)))
@@ -81,6 +83,7 @@ const char *cli_git_dir(int required)
 		}
 		if (!strcmp(cwd, "/"))
 			break;
+		first = 0;
 		n = strlen(cwd);
 		while (n > 1 && cwd[n - 1] != '/')
 			n--;

@@ -721,18 +721,29 @@ static uint64_t disk_bytes(const struct stat *st)
 	return (uint64_t)st->st_blocks * 512;
 }
 
+static int find_packed_any(struct fgit_odb *odb, const struct fgit_oid *oid)
+{
+	struct pack *p;
+	uint32_t pos;
+	size_t i;
+	if (odb_find_packed(&p, &pos, odb, oid))
+		return 1;
+	for (i = 0; i < odb->nalts; i++)
+		if (find_packed_any(odb->alts[i], oid))
+			return 1;
+	return 0;
+}
+
 static int count_loose_cb(const struct fgit_oid *oid, const char *path, void *payload)
 {
 	struct count_ctx *c = payload;
 	struct stat st;
-	struct pack *p;
-	uint32_t pos;
 
 	if (lstat(path, &st) < 0)
 		return 0;
 	c->counts->loose_count++;
 	c->counts->loose_size += disk_bytes(&st);
-	if (odb_find_packed(&p, &pos, c->odb, oid))
+	if (find_packed_any(c->odb, oid))
 		c->counts->prune_packable++;
 	return 0;
 }
@@ -742,7 +753,7 @@ static void count_garbage(struct count_ctx *c, const char *path, const char *why
 	struct stat st;
 	c->counts->garbage_count++;
 	if (lstat(path, &st) == 0)
-		c->counts->garbage_size += disk_bytes(&st);
+		c->counts->garbage_size += (uint64_t)st.st_size;	/* as git: not blocks */
 	if (c->garbage_cb)
 		c->garbage_cb(path, why, c->payload);
 }
@@ -764,7 +775,7 @@ static int name_cmp(const void *a, const void *b)
 }
 
 /* Garbage in objects/pack: files git does not know, or a half of a pair. */
-static void count_pack_garbage(struct count_ctx *c)
+static void count_pack_garbage(struct count_ctx *c, struct fgit_odb *odb)
 {
 	struct fgit_buf dirpath = FGIT_BUF_INIT, path = FGIT_BUF_INIT;
 	struct dirent *de;
@@ -772,7 +783,7 @@ static void count_pack_garbage(struct count_ctx *c)
 	size_t n = 0, alloc = 0, i;
 	DIR *dir;
 
-	fgit_buf_addf(&dirpath, "%s/pack", c->odb->path);
+	fgit_buf_addf(&dirpath, "%s/pack", odb->path);
 	dir = opendir(dirpath.ptr);
 	if (!dir)
 		goto out;
@@ -843,8 +854,11 @@ int fgit_odb_count(struct fgit_odb_counts *out, struct fgit_odb *odb,
 			counts.pack_size += (uint64_t)st.st_size;
 	}
 	pthread_rwlock_unlock(&odb->packs_lock);
-	count_pack_garbage(&c);
+	/* git's order: loose garbage, then each pack directory's */
 	r = walk_loose(odb, -1, count_loose_cb, loose_garbage_cb, &c);
+	count_pack_garbage(&c, odb);
+	for (i = 0; i < odb->nalts; i++)
+		count_pack_garbage(&c, odb->alts[i]);
 	*out = counts;
 	return r;
 }

@@ -116,6 +116,25 @@ static int stream_object(struct fgit_odb *odb, const struct fgit_oid *oid)
 	return n < 0 ? (int)n : 0;
 }
 
+/*
+ * A read failed: say it as git does.  Corruption messages from the library
+ * read "<what> is corrupt (<detail>)": git prints the detail as an error
+ * first, then dies with the first part.
+ */
+static _Noreturn void die_read(void)
+{
+	char msg[1024];
+	char *cut;
+	snprintf(msg, sizeof(msg), "%s", fgit_error_last());
+	cut = strstr(msg, " is corrupt (");
+	if (cut && msg[strlen(msg) - 1] == ')') {
+		msg[strlen(msg) - 1] = 0;
+		error("%s", cut + 13);
+		strcpy(cut, " is corrupt");
+	}
+	die("%s", msg);
+}
+
 /* ---- single-object modes ---- */
 
 static void resolve_or_die(struct fgit_oid *oid, struct fgit_odb *odb, const char *name)
@@ -160,17 +179,18 @@ static int cat_one(int opt, const char *type_name, const char *name)
 		return 0;
 	case 'p':
 		r = fgit_odb_read_info(&info, odb, &oid, FGIT_INFO_TYPE);
-		if (r == FGIT_ENOTFOUND)
+		if (r < 0) {
+			if (r != FGIT_ENOTFOUND)
+				error_last();
 			die("Not a valid object name %s", name);
-		if (r < 0)
-			die_last();
+		}
 		if (info.type == FGIT_OBJ_BLOB) {
 			if (stream_object(odb, &oid) < 0)
-				die_last();
+				die_read();
 			return 0;
 		}
 		if (fgit_odb_read(&buf, &size, &type, odb, &oid) < 0)
-			die_last();
+			die_read();
 		if (type == FGIT_OBJ_TREE) {
 			if (pretty_tree(buf, size) < 0)
 				die("%s", fgit_error_last());
@@ -186,7 +206,7 @@ static int cat_one(int opt, const char *type_name, const char *name)
 		if (r == FGIT_ENOTFOUND)
 			die("git cat-file %s: bad file", name);
 		if (r < 0)
-			die_last();
+			die_read();
 		if (type == want) {
 			out_write(buf, size);
 			free(buf);
@@ -344,13 +364,13 @@ static void batch_object(struct batch *b, const struct fgit_oid *oid, const char
 		return;
 	if (info.type == FGIT_OBJ_BLOB) {
 		if (stream_object(b->odb, oid) < 0)
-			die_last();
+			die_read();
 	} else {
 		void *buf;
 		size_t size;
 		enum fgit_object_type type;
 		if (fgit_odb_read(&buf, &size, &type, b->odb, oid) < 0)
-			die_last();
+			die_read();
 		if (type != info.type || size != info.size) {
 			char hex[FGIT_MAX_HEXSZ + 1];
 			die("object %s changed type!?", fgit_oid_to_hex(hex, oid));

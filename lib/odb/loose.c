@@ -198,7 +198,8 @@ int odb_loose_read(void **out, size_t *size_out, enum fgit_object_type *type_out
 	hdrlen = inflate_header(lf.data, lf.len, &type, &size);
 	if (hdrlen < 0 || type == FGIT_OBJ_BAD) {
 		r = fgit_error_set(FGIT_EINVALID,
-				   "loose object %s (stored in %s) is corrupt", hex, path);
+				   "loose object %s (stored in %s) is corrupt"
+				   " (unable to unpack header of %s)", hex, path, path);
 		goto out;
 	}
 	if (size > SIZE_MAX - (size_t)hdrlen - 1) {
@@ -218,7 +219,8 @@ int odb_loose_read(void **out, size_t *size_out, enum fgit_object_type *type_out
 						  (size_t)size + (size_t)hdrlen,
 						  &in_used, NULL) != LIBDEFLATE_SUCCESS) {
 			r = fgit_error_set(FGIT_EINVALID,
-					   "loose object %s (stored in %s) is corrupt", hex, path);
+					   "loose object %s (stored in %s) is corrupt"
+					   " (inflate: data stream error)", hex, path);
 			goto out;
 		}
 	}

@@ -106,7 +106,8 @@ int pack_open_idx(struct pack **out, const char *idx_path, int algo)
 	} else {
 		min = 8 + 1024 + (uint64_t)n * (rawsz + 8) + 2 * rawsz;
 		max = min + (n ? (uint64_t)(n - 1) * 8 : 0);
-		if ((uint64_t)len < min || (uint64_t)len > max || ((uint64_t)len - min) % 8) {
+		/* as git, trailing bytes that fit the 64-bit table are tolerated */
+		if ((uint64_t)len < min || (uint64_t)len > max) {
 			r = fgit_error_set(FGIT_EINVALID, "wrong index v2 file size in %s", idx_path);
 			goto fail;
 		}
@@ -541,17 +542,20 @@ int pack_read(void **out, size_t *size_out, enum fgit_object_type *type_out,
 			r = bad_entry(c->p, c->off, "delta base size mismatch");
 			goto out;
 		}
-		if (dst >= SIZE_MAX ||
-		    !(res = malloc((size_t)dst + 1))) {
+		if (dst >= SIZE_MAX || !(res = malloc((size_t)dst + 1))) {
 			free(delta);
-			r = bad_entry(c->p, c->off, "delta result too large");
+			r = fgit_error_set(FGIT_ENOMEM, "Out of memory, malloc failed"
+					   " (tried to allocate %llu bytes)",
+					   (unsigned long long)dst + 1);
 			goto out;
 		}
 		r = fgit_delta_apply(res, (size_t)dst, base, cur_size, delta, (size_t)c->e.size);
 		free(delta);
 		if (r < 0) {
+			char why[256];
+			snprintf(why, sizeof(why), "failed to apply delta (%s)", fgit_error_last());
 			free(res);
-			r = bad_entry(c->p, c->off, fgit_error_last());
+			r = bad_entry(c->p, c->off, why);
 			goto out;
 		}
 		res[dst] = 0;

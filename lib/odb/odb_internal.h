@@ -42,6 +42,9 @@ struct pack {
 	uint64_t pack_file_size;
 	/* offsets sorted: idx positions in pack order, built on demand */
 	uint32_t *_Atomic rev;
+	/* resolved type by entry offset: open addressing, (off << 3) | type */
+	_Atomic uint64_t *_Atomic type_memo;
+	size_t type_memo_mask;
 	uint64_t mtime;
 };
 

@@ -147,6 +147,7 @@ void pack_free(struct pack *p)
 		munmap((void *)p->data, p->pack_file_size);
 	munmap((void *)p->idx_map, p->idx_size);
 	free(p->rev);
+	free((void *)p->type_memo);
 	pthread_mutex_destroy(&p->lock);
 	free(p->idx_path);
 	free(p->pack_path);
@@ -622,6 +623,77 @@ static int delta_target_size(uint64_t *out, struct pack *p, uint64_t off,
 	return 0;
 }
 
+/*
+ * The type of a deltified entry is its chain's base type, which takes a walk
+ * down the chain (ten hops on average in a git-packed history).  Each walk
+ * records the answer for every entry it passed, so most later walks stop
+ * after one hop.  Entries are written and read with relaxed atomics: a
+ * racing writer stores the same value.
+ */
+static _Atomic uint64_t *type_memo(struct pack *p)
+{
+	_Atomic uint64_t *m = atomic_load_explicit(&p->type_memo, memory_order_acquire);
+	size_t cap = 64;
+
+	if (m)
+		return m;
+	while (cap < 2 * (size_t)p->nr)
+		cap *= 2;
+	m = calloc(cap, sizeof(*m));
+	if (!m)
+		return NULL;
+	pthread_mutex_lock(&p->lock);
+	if (!p->type_memo) {
+		p->type_memo_mask = cap - 1;
+		atomic_store_explicit(&p->type_memo, m, memory_order_release);
+		m = NULL;
+	}
+	pthread_mutex_unlock(&p->lock);
+	free((void *)m);
+	return atomic_load_explicit(&p->type_memo, memory_order_acquire);
+}
+
+static inline size_t memo_slot(uint64_t off, size_t mask)
+{
+	return (size_t)((off * 0x9e3779b97f4a7c15ull) >> 20) & mask;
+}
+
+static enum fgit_object_type memo_get(struct pack *p, uint64_t off)
+{
+	_Atomic uint64_t *m = atomic_load_explicit(&p->type_memo, memory_order_acquire);
+	size_t i, n;
+	if (!m)
+		return FGIT_OBJ_NONE;
+	for (i = memo_slot(off, p->type_memo_mask), n = 0; n <= p->type_memo_mask;
+	     i = (i + 1) & p->type_memo_mask, n++) {
+		uint64_t v = atomic_load_explicit(&m[i], memory_order_relaxed);
+		if (!v)
+			return FGIT_OBJ_NONE;
+		if (v >> 3 == off)
+			return (enum fgit_object_type)(v & 7);
+	}
+	return FGIT_OBJ_NONE;
+}
+
+static void memo_put(struct pack *p, uint64_t off, enum fgit_object_type t)
+{
+	_Atomic uint64_t *m = type_memo(p);
+	uint64_t want = off << 3 | (uint64_t)t;
+	size_t i, n;
+	if (!m || off >> 60)
+		return;
+	for (i = memo_slot(off, p->type_memo_mask), n = 0; n <= p->type_memo_mask;
+	     i = (i + 1) & p->type_memo_mask, n++) {
+		uint64_t v = 0;
+		if (atomic_compare_exchange_strong_explicit(&m[i], &v, want,
+							    memory_order_relaxed,
+							    memory_order_relaxed))
+			return;
+		if (v >> 3 == off)
+			return;
+	}
+}
+
 int pack_info(struct fgit_object_info *out, struct fgit_odb *odb,
 	      struct pack *p, uint32_t pos, uint64_t off, unsigned int flags)
 {
@@ -630,6 +702,8 @@ int pack_info(struct fgit_object_info *out, struct fgit_odb *odb,
 	struct pack *q = p;
 	uint64_t qoff = off;
 	int r, depth;
+	struct { struct pack *p; uint64_t off; } visit[64];
+	size_t nvisit = 0;
 
 	memset(&info, 0, sizeof(info));
 	info.where = FGIT_WHERE_PACKED;
@@ -671,10 +745,24 @@ int pack_info(struct fgit_object_info *out, struct fgit_odb *odb,
 		info.disk_size = next - off;
 	}
 	/* The type of a delta is its base's. */
+	if ((flags & FGIT_INFO_TYPE) &&
+	    (e.type == FGIT_OBJ_OFS_DELTA || e.type == FGIT_OBJ_REF_DELTA)) {
+		enum fgit_object_type t = memo_get(p, off);
+		if (t) {
+			info.type = t;
+			*out = info;
+			return 0;
+		}
+	}
 	for (depth = 0; e.type == FGIT_OBJ_OFS_DELTA || e.type == FGIT_OBJ_REF_DELTA;
 	     depth++) {
+		enum fgit_object_type t;
 		if (!(flags & FGIT_INFO_TYPE))
 			break;
+		if (nvisit < sizeof(visit) / sizeof(visit[0])) {
+			visit[nvisit].p = q;
+			visit[nvisit++].off = qoff;
+		}
 		if (depth >= ODB_MAX_DELTA_DEPTH)
 			return bad_entry(q, qoff, "delta chain too deep");
 		if (e.type == FGIT_OBJ_OFS_DELTA) {
@@ -693,8 +781,17 @@ int pack_info(struct fgit_object_info *out, struct fgit_odb *odb,
 				break;
 			}
 		}
+		if ((t = memo_get(q, qoff))) {
+			e.type = t;
+			break;
+		}
 		if ((r = pack_ensure_open(q)) < 0 || (r = parse_entry(&e, q, qoff)) < 0)
 			return r;
+	}
+	if (e.type >= FGIT_OBJ_COMMIT && e.type <= FGIT_OBJ_TAG) {
+		size_t k;
+		for (k = 0; k < nvisit; k++)
+			memo_put(visit[k].p, visit[k].off, e.type);
 	}
 	info.type = e.type;
 	*out = info;

@@ -3,4 +3,7 @@
  * Keep sorted.  Each lives in cli/cmd_<c_identifier>.c.
  */
 #define FGIT_COMMANDS(X) \
+	X("cat-file", cat_file) \
+	X("count-objects", count_objects) \
+	X("hash-object", hash_object) \
 	X("version", version)

@@ -3,4 +3,7 @@
  * Keep sorted.  Each lives in cli/cmd_<c_identifier>.c.
  */
 #define FGIT_COMMANDS(X) \
+	X("init", init) \
+	X("init-db", init) \
+	X("rev-parse", rev_parse) \
 	X("version", version)

@@ -87,10 +87,15 @@ char *fgit_refdb_shorten(struct fgit_refdb *db, const char *name, int strict);
  * git's dwim for a name given on the command line: try "%s",
  * "refs/%s", "refs/tags/%s", "refs/heads/%s", "refs/remotes/%s",
  * "refs/remotes/%s/HEAD" in order.  Returns the number of rules that
- * matched (0: none); *oid_out and *ref_out (malloc'd full name, may be
- * NULL) from the first match.
+ * matched (0: none); *oid_out and *ref_out (malloc'd, may be NULL) from
+ * the first match, *ref_out being the ref it resolves to after symrefs
+ * ("HEAD" -> "refs/heads/main"; "HEAD" itself when detached), as git's
+ * dwim_ref() reports it.
+ * *broken_out (malloc'd, may be NULL) names the first candidate that exists
+ * but is broken or a symref to nothing (git warns "ignoring broken ref
+ * <name>" or "ignoring dangling symref <name>").
  */
-int fgit_refdb_dwim(struct fgit_oid *oid_out, char **ref_out, struct fgit_refdb *db,
-		    const char *name, size_t len);
+int fgit_refdb_dwim(struct fgit_oid *oid_out, char **ref_out, char **broken_out,
+		    struct fgit_refdb *db, const char *name, size_t len);
 
 #endif

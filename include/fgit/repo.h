@@ -73,9 +73,42 @@ struct fgit_refdb;
 int fgit_repo_refdb(struct fgit_refdb **out, struct fgit_repo *repo);
 
 /*
- * Resolve a revision as `git rev-parse --verify` does: names, full and
- * abbreviated ids, ~N, ^N, ^{type}, ^{}, <rev>:<path>, @.
+ * Resolve a revision as `git rev-parse --verify` does: full ids (not
+ * checked for existence, as git), ref names by git's dwim rules (refs
+ * before abbreviated ids), abbreviated ids of 4+ digits, "@" for HEAD,
+ * <rev>~N, <rev>^N, <rev>^{type}, <rev>^{}, <rev>:<path> (a path starting
+ * with "./" or "../" is relative to fgit_repo_prefix()).  Abbreviated ids
+ * under ~, ^N, ^{commit} look at commits (and tags) only, under :<path>
+ * at tree-ish objects, as git disambiguates.  Not yet: :<path> in the
+ * index, @{...}, ^{/regex} (FGIT_ERROR, "not implemented").
+ *
+ * Errors: FGIT_ENOTFOUND (no such revision; no message needed),
+ * FGIT_EAMBIGUOUS ("short object ID <hex> is ambiguous"), FGIT_EINVALID
+ * with git's message for a peel to the wrong type ("<spec>: expected
+ * blob type, but the object dereferences to tree type") or a missing path
+ * ("path 'x' does not exist in 'HEAD'", FGIT_EINVALID with why
+ * FGIT_REVPARSE_PATH_ERROR in fgit_revparse_ext's info).
+ * Thread-safe once the repository is discovered.
  */
+enum fgit_revparse_why {
+	FGIT_REVPARSE_BAD = 1,		/* unknown revision */
+	FGIT_REVPARSE_PEEL_ERROR = 2,	/* ^{type} did not reach that type */
+	FGIT_REVPARSE_PATH_ERROR = 3,	/* <rev>:<path>, no such path */
+};
 int fgit_revparse_single(struct fgit_oid *out, struct fgit_repo *repo, const char *spec);
+
+/* What fgit_revparse_ext found out besides the id; strings malloc'd. */
+struct fgit_revparse_info {
+	char *ref;		/* the ref spec names (after symrefs), if spec is just a ref name */
+	char *ambiguous;	/* a name that matched several dwim rules (git warns
+				 * "refname '<name>' is ambiguous.") */
+	char *broken;		/* a broken ref met on the way ("ignoring broken ref") */
+	int why;		/* on failure: enum fgit_revparse_why */
+};
+#define FGIT_REVPARSE_INFO_INIT { NULL, NULL, NULL, 0 }
+void fgit_revparse_info_release(struct fgit_revparse_info *info);
+/* fgit_revparse_single, filling *info (may be NULL) also on failure. */
+int fgit_revparse_ext(struct fgit_oid *out, struct fgit_revparse_info *info,
+		      struct fgit_repo *repo, const char *spec);
 
 #endif

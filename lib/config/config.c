@@ -348,8 +348,6 @@ static int scan(struct scanner *s, const struct scan_events *ev, void *payload)
 		}
 		if (!isalpha(c))
 			goto bad;
-		if (!s->section.len)
-			goto bad;	/* a key before any section */
 		fgit_buf_reset(&s->name);
 		fgit_buf_addch(&s->name, tolower(c));
 		for (;;) {
@@ -361,7 +359,11 @@ static int scan(struct scanner *s, const struct scan_events *ev, void *payload)
 		while (c == ' ' || c == '\t')
 			c = next_char(s);
 		fgit_buf_reset(&key);
-		fgit_buf_addf(&key, "%s.%s", s->section.ptr, s->name.ptr);
+		/* git takes a key before any section as a bare "name" */
+		if (s->section.len)
+			fgit_buf_addf(&key, "%s.%s", s->section.ptr, s->name.ptr);
+		else
+			fgit_buf_adds(&key, s->name.ptr);
 		if (c == '\n') {
 			if (ev->entry && (r = ev->entry(s, key.ptr, NULL, start, s->pos, payload)))
 				goto out;

@@ -612,8 +612,8 @@ static const char *const dwim_rules[] = {
 	NULL
 };
 
-int fgit_refdb_dwim(struct fgit_oid *oid_out, char **ref_out, struct fgit_refdb *db,
-		    const char *name, size_t len)
+int fgit_refdb_dwim(struct fgit_oid *oid_out, char **ref_out, char **broken_out,
+		    struct fgit_refdb *db, const char *name, size_t len)
 {
 	struct fgit_buf full = FGIT_BUF_INIT;
 	int i, found = 0;
@@ -641,15 +641,20 @@ int fgit_refdb_dwim(struct fgit_oid *oid_out, char **ref_out, struct fgit_refdb 
 		if (r) {
 			free(resolved);
 			fgit_error_clear();
+			if ((r != FGIT_ENOTFOUND || (flags & FGIT_REF_SYMBOLIC)) &&
+			    broken_out && !*broken_out)
+				*broken_out = strdup(full.ptr);
 			continue;
 		}
-		free(resolved);
 		if (!found++) {
 			if (oid_out)
 				*oid_out = oid;
-			if (ref_out)
-				*ref_out = fgit_buf_detach(&full, NULL);
+			if (ref_out) {
+				*ref_out = resolved;
+				resolved = NULL;
+			}
 		}
+		free(resolved);
 	}
 	fgit_buf_release(&full);
 	return found;

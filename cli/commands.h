@@ -6,4 +6,7 @@
 	X("cat-file", cat_file) \
 	X("count-objects", count_objects) \
 	X("hash-object", hash_object) \
+	X("init", init) \
+	X("init-db", init) \
+	X("rev-parse", rev_parse) \
 	X("version", version)

@@ -6,10 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include "hash/sha1.h"
+#include "hash/sha1dc.h"
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static enum fgit_sha1_impl chosen;
 static fgit_sha1_blocks_fn chosen_fn;
+static fgit_sha1dc_blocks_fn chosen_dc_fn;
 
 static void choose(void)
 {
@@ -27,6 +29,7 @@ static void choose(void)
 #else
 	chosen = FGIT_SHA1_PORTABLE;
 #endif
+	chosen_dc_fn = fgit_sha1dc_blocks_portable;
 }
 
 enum fgit_sha1_impl fgit_sha1_impl(void)
@@ -41,6 +44,12 @@ fgit_sha1_blocks_fn fgit_sha1_blocks(void)
 	return chosen_fn;
 }
 
+fgit_sha1dc_blocks_fn fgit_sha1dc_blocks(void)
+{
+	pthread_once(&once, choose);
+	return chosen_dc_fn;
+}
+
 const char *fgit_sha1_impl_name(enum fgit_sha1_impl impl)
 {
 	return impl == FGIT_SHA1_SHANI ? "shani" : "portable";
@@ -52,6 +61,7 @@ int fgit_sha1_impl_force(enum fgit_sha1_impl impl)
 	if (impl == FGIT_SHA1_PORTABLE) {
 		chosen = impl;
 		chosen_fn = fgit_sha1_blocks_portable;
+		chosen_dc_fn = fgit_sha1dc_blocks_portable;
 		return 0;
 	}
 #if defined(__x86_64__) || defined(__i386__)

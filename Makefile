@@ -13,6 +13,8 @@ CLI_SRC  := $(sort $(wildcard cli/*.c))
 CLI_OBJ  := $(CLI_SRC:%.c=build/%.o)
 UNIT_SRC := $(sort $(shell find tests/unit -name '*.c'))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=build/tests/%)
+TOOL_SRC := $(sort $(wildcard tests/tools/*.c))
+TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=build/tools/%)
 DEPS_OK  := build/.deps-ok
 
 all: fgit libfgit.a
@@ -36,9 +38,13 @@ build/tests/%: tests/unit/%.c tests/unit/unit.h libfgit.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests/unit -o $@ $< libfgit.a $(LDLIBS)
 
-unit: $(UNIT_BIN)
+build/tools/%: tests/tools/%.c libfgit.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests/unit -o $@ $< libfgit.a $(LDLIBS)
 
-test: all $(UNIT_BIN)
+unit: $(UNIT_BIN) $(TOOL_BIN)
+
+test: all $(UNIT_BIN) $(TOOL_BIN)
 	@sh tests/run-all.sh
 
 # ThreadSanitizer build of the concurrency unit tests.

@@ -70,8 +70,8 @@ static int roundtrip(struct fgit_index *idx, const struct fgit_index_write_opts 
 		printf("  git reads differently:\n%s---\n%s", a.ptr, b.ptr);
 		goto out;
 	}
-	if (capture(&a, "cd '%s' && " GIT " status --porcelain=v2 --untracked-files=all", dir) ||
-	    capture(&b, "cd '%s' && GIT_INDEX_FILE='%s' " GIT " status --porcelain=v2 --untracked-files=all",
+	if (capture(&a, "cd '%s' && " GIT " status --porcelain=v2 --untracked-files=all 2>/dev/null", dir) ||
+	    capture(&b, "cd '%s' && GIT_INDEX_FILE='%s' " GIT " status --porcelain=v2 --untracked-files=all 2>/dev/null",
 		    dir, p.ptr)) {
 		printf("  git status failed\n");
 		goto out;

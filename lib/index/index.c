@@ -10,10 +10,45 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "fgit/common.h"
 #include "index/index_internal.h"
 
 #define ARENA_CHUNK (256 * 1024)
+/* Reservations this big are mapped and pre-faulted by the kernel. */
+#define ARENA_POPULATE ((size_t)-1)
+
+static struct arena_chunk *chunk_new(struct arena *a, size_t sz)
+{
+	struct arena_chunk *c = malloc(sizeof(*c));
+	if (!c)
+		return NULL;
+	c->mapped = 0;
+	if (sz >= ARENA_POPULATE) {
+		void *m = mmap(NULL, sz, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+		if (m != MAP_FAILED) {
+			c->data = m;
+			c->mapped = 1;
+		}
+	}
+	if (!c->mapped && !(c->data = malloc(sz))) {
+		free(c);
+		return NULL;
+	}
+	c->size = sz;
+	c->used = 0;
+	c->next = a->head;
+	a->head = c;
+	return c;
+}
+
+int arena_reserve(struct arena *a, size_t n)
+{
+	if (a->head && a->head->size - a->head->used >= n)
+		return 0;
+	return chunk_new(a, n) ? 0 : -1;
+}
 
 void *arena_alloc(struct arena *a, size_t n)
 {
@@ -22,19 +57,9 @@ void *arena_alloc(struct arena *a, size_t n)
 
 	n = (n + 7) & ~(size_t)7;
 	if (!c || c->size - c->used < n) {
-		size_t sz = n > ARENA_CHUNK ? n : ARENA_CHUNK;
-		c = malloc(sizeof(*c));
+		c = chunk_new(a, n > ARENA_CHUNK ? n : ARENA_CHUNK);
 		if (!c)
 			return NULL;
-		c->data = malloc(sz);
-		if (!c->data) {
-			free(c);
-			return NULL;
-		}
-		c->size = sz;
-		c->used = 0;
-		c->next = a->head;
-		a->head = c;
 	}
 	p = c->data + c->used;
 	c->used += n;
@@ -46,7 +71,10 @@ void arena_release(struct arena *a)
 	struct arena_chunk *c = a->head, *next;
 	for (; c; c = next) {
 		next = c->next;
-		free(c->data);
+		if (c->mapped)
+			munmap(c->data, c->size);
+		else
+			free(c->data);
 		free(c);
 	}
 	a->head = NULL;
@@ -105,8 +133,11 @@ int fgit_index_new(struct fgit_index **out, int algo)
 void fgit_index_clear(struct fgit_index *idx)
 {
 	size_t i;
-	for (i = 0; i < idx->nr; i++)
-		index_entry_release(idx->entries[i]);
+	/* Loaded entries go with their arenas: only visit them if some were added. */
+	if (idx->heap_entries)
+		for (i = 0; i < idx->nr; i++)
+			index_entry_release(idx->entries[i]);
+	idx->heap_entries = 0;
 	idx->nr = 0;
 	arena_release(&idx->arena);
 	ct_free(idx->tree);
@@ -292,6 +323,8 @@ int fgit_index_add(struct fgit_index *idx, struct fgit_index_entry *e)
 		return ret;
 	}
 	e->internal &= ~ENTRY_ONDISK_EXT;
+	if (!(e->internal & ENTRY_IN_ARENA))
+		idx->heap_entries++;
 	if (idx->tree)
 		ct_invalidate(idx->tree, e->path);
 	untr_drop(idx);

@@ -16,11 +16,14 @@ struct arena_chunk {
 	struct arena_chunk *next;
 	size_t used, size;
 	char *data;
+	int mapped;
 };
 struct arena {
 	struct arena_chunk *head;
 };
 void *arena_alloc(struct arena *a, size_t n);
+/* Make sure the next n bytes come from one chunk (a guess; 0 or -1). */
+int arena_reserve(struct arena *a, size_t n);
 void arena_release(struct arena *a);
 /* Move all chunks of src to the front of dst. */
 void arena_merge(struct arena *dst, struct arena *src);
@@ -47,6 +50,7 @@ struct fgit_index {
 	struct fgit_index_entry **entries;
 	size_t nr, alloc;
 	struct arena arena;
+	size_t heap_entries;		/* entries added, malloc'd one by one */
 
 	int have_file;
 	uint32_t mtime_sec, mtime_nsec;

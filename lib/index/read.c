@@ -167,7 +167,9 @@ static int parse_entry(struct fgit_index_entry **out, size_t *next, struct arena
 	e->uid = get_be32(p + 28);
 	e->gid = get_be32(p + 32);
 	e->size = get_be32(p + 36);
-	fgit_oid_from_raw(&e->oid, p + 40, c->algo);
+	memcpy(e->oid.hash, p + 40, c->rawsz);
+	memset(e->oid.hash + c->rawsz, 0, FGIT_MAX_RAWSZ - c->rawsz);
+	e->oid.algo = c->algo;
 	e->stage = (flags >> 12) & 3;
 	e->flags = (flags & 0x8000 ? FGIT_INDEX_ASSUME_VALID : 0) |
 		   (ext & 0x4000 ? FGIT_INDEX_SKIP_WORKTREE : 0) |
@@ -189,6 +191,7 @@ struct block {
 	const struct load_ctx *c;
 	size_t off, end;		/* in: start; out: after the last entry */
 	size_t count;
+	size_t span;			/* on-disk bytes, when known */
 	struct fgit_index_entry **dst;
 	struct arena arena;
 	int ret;
@@ -199,9 +202,17 @@ static void *parse_block(void *arg)
 {
 	struct block *b = arg;
 	const struct fgit_index_entry *prev = NULL;
-	size_t i, off = b->off;
+	size_t i, off = b->off, guess;
 
 	b->ret = 0;
+	/*
+	 * One chunk for the whole block: a fixed part per entry plus the
+	 * on-disk bytes (names are shorter than that in v2/v3; v4 names
+	 * may be longer, then more chunks follow).
+	 */
+	guess = b->count * (sizeof(struct fgit_index_entry) + 8) +
+		(b->span ? b->span : b->count * 64) * (b->c->version == 4 ? 2 : 1);
+	arena_reserve(&b->arena, guess);
 	for (i = 0; i < b->count; i++) {
 		struct fgit_index_entry *e = NULL;
 		int ret = parse_entry(&e, &off, &b->arena, b->c, off, prev);
@@ -296,38 +307,38 @@ static int read_ieot(struct ieot *out, const struct load_ctx *c, size_t off)
 	return -1;
 }
 
-/* Split into nblocks by a pass that reads only flags and name lengths (v2/v3). */
-static int scan_blocks(struct block *blocks, size_t nblocks, const struct load_ctx *c)
+/*
+ * Advance *off over entries [*i, upto) reading only flags and name lengths
+ * (v2/v3: an entry's size follows from its name length).  0, or -1 when an
+ * entry does not fit (the sequential pass then words the error).
+ */
+static int scan_entries(const struct load_ctx *c, size_t *off, size_t *i, size_t upto)
 {
-	size_t per = (c->nr + nblocks - 1) / nblocks, i, off = HEADER_SIZE, b = 0;
-	size_t fixed = 42 + c->rawsz;
+	size_t fixed = 42 + c->rawsz, o = *off, k;
 
-	for (i = 0; i < c->nr; i++) {
+	for (k = *i; k < upto; k++) {
 		const unsigned char *p;
 		size_t hdr = fixed, len;
 		unsigned int flags;
 
-		if (i % per == 0) {
-			blocks[b].off = off;
-			blocks[b].count = c->nr - i < per ? c->nr - i : per;
-			b++;
-		}
-		if (off > c->limit || c->limit - off < fixed + 3)
+		if (o > c->limit || c->limit - o < fixed + 3)
 			return -1;
-		p = c->map + off;
+		p = c->map + o;
 		flags = get_be16(p + 40 + c->rawsz);
 		if (flags & 0x4000)
 			hdr += 2;
 		len = flags & 0xfff;
 		if (len == 0xfff) {
-			const unsigned char *z = memchr(p + hdr, '\0', c->limit - off - hdr);
+			const unsigned char *z = memchr(p + hdr, '\0', c->limit - o - hdr);
 			if (!z)
 				return -1;
 			len = z - (p + hdr);
 		}
-		off += (hdr + len + 8) & ~(size_t)7;
+		o += (hdr + len + 8) & ~(size_t)7;
 	}
-	return b == nblocks ? 0 : -1;
+	*off = o;
+	*i = upto;
+	return 0;
 }
 
 static int online_cpus(void)
@@ -338,16 +349,19 @@ static int online_cpus(void)
 
 /*
  * Parse all entries into idx->entries; *end receives the offset after the
- * last one.  Tries blocks on threads first; any trouble there falls back to
- * one sequential pass, which is the reference (and words the error).
+ * last one.  Blocks go to threads: from IEOT when there is one, else (v2/v3)
+ * the main thread scans for where block k starts and launches it at once,
+ * so the scan overlaps the parsing, and parses block 0 last.  Any trouble
+ * falls back to one sequential pass, which is the reference (and words the
+ * error).
  */
 static int load_entries(struct fgit_index *idx, size_t *end, const struct load_ctx *c,
 			int threads, size_t eoie_off)
 {
 	struct block one, *blocks = NULL;
-	size_t nblocks = 0, i;
+	size_t nblocks = 0, i, started = 0;
 	pthread_t *tids = NULL;
-	int ret = 0, ok = 0;
+	int ok = 0, scan = 0;
 
 	if (threads == 0) {
 		threads = (int)(c->nr / THREAD_COST);
@@ -372,44 +386,55 @@ static int load_entries(struct fgit_index *idx, size_t *end, const struct load_c
 				blocks = NULL;
 			}
 		} else if (c->version != 4) {
+			size_t per;
 			nblocks = (size_t)threads;
 			if (nblocks > c->nr / MIN_BLOCK)
 				nblocks = c->nr / MIN_BLOCK;
+			per = (c->nr + nblocks - 1) / nblocks;
+			nblocks = (c->nr + per - 1) / per;
 			blocks = calloc(nblocks, sizeof(*blocks));
 			if (!blocks)
 				return fgit_error_set(FGIT_ENOMEM, "out of memory");
-			if (scan_blocks(blocks, nblocks, c) < 0) {
-				free(blocks);
-				blocks = NULL;
-			}
+			for (i = 0; i < nblocks; i++)
+				blocks[i].count = c->nr - i * per < per ? c->nr - i * per : per;
+			blocks[0].off = HEADER_SIZE;
+			scan = 1;
 		}
 	}
-	if (blocks) {
-		size_t first = 0, started = 0;
-		tids = calloc(nblocks, sizeof(*tids));
-		if (!tids)
-			goto fallback;
+	if (blocks && (tids = calloc(nblocks, sizeof(*tids)))) {
+		size_t first = 0, scanned = 0, soff = HEADER_SIZE;
+		int failed = 0;
+
 		for (i = 0; i < nblocks; i++) {
 			blocks[i].c = c;
 			blocks[i].dst = idx->entries + first;
 			first += blocks[i].count;
+			if (!scan) {
+				size_t next = i + 1 < nblocks ? blocks[i + 1].off : c->limit;
+				blocks[i].span = next > blocks[i].off ? next - blocks[i].off : 0;
+			}
 		}
-		/*
-		 * IEOT may describe more blocks than we have threads: each
-		 * thread then takes a run of consecutive blocks.  Simple
-		 * enough: start min(threads, nblocks) - 1 workers on every
-		 * k-th block... but blocks are few (git writes one per
-		 * thread), so one thread per block it is.
-		 */
 		for (i = 1; i < nblocks; i++) {
-			if (pthread_create(&tids[i], NULL, parse_block, &blocks[i]))
+			if (scan) {
+				size_t upto = scanned + blocks[i - 1].count;
+				if (scan_entries(c, &soff, &scanned, upto) < 0) {
+					failed = 1;
+					break;
+				}
+				blocks[i].off = soff;
+				blocks[i - 1].span = soff - blocks[i - 1].off;
+			}
+			if (pthread_create(&tids[i], NULL, parse_block, &blocks[i])) {
+				failed = 1;
 				break;
+			}
 			started = i;
 		}
-		parse_block(&blocks[0]);
+		if (!failed)
+			parse_block(&blocks[0]);
 		for (i = 1; i <= started; i++)
 			pthread_join(tids[i], NULL);
-		ok = started == nblocks - 1;
+		ok = !failed;
 		for (i = 0; ok && i < nblocks; i++)
 			if (blocks[i].ret || (i + 1 < nblocks && blocks[i].end != blocks[i + 1].off))
 				ok = 0;
@@ -421,7 +446,6 @@ static int load_entries(struct fgit_index *idx, size_t *end, const struct load_c
 			*end = blocks[nblocks - 1].end;
 		}
 	}
-fallback:
 	if (blocks) {
 		for (i = 0; i < nblocks; i++)
 			arena_release(&blocks[i].arena);
@@ -435,6 +459,7 @@ fallback:
 	one.c = c;
 	one.off = HEADER_SIZE;
 	one.count = c->nr;
+	one.span = c->limit - HEADER_SIZE;
 	one.dst = idx->entries;
 	parse_block(&one);
 	if (one.ret) {
@@ -444,7 +469,7 @@ fallback:
 	arena_merge(&idx->arena, &one.arena);
 	idx->nr = c->nr;
 	*end = one.end;
-	return ret;
+	return 0;
 }
 
 /* ---- split index ---- */

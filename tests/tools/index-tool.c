@@ -41,6 +41,9 @@ int main(int argc, char **argv)
 				return 128;
 			}
 			t[i] = now_ms() - s;
+			if (i == 0)
+				printf("loaded %zu entries with %u thread(s)\n",
+				       fgit_index_entrycount(idx), fgit_index_load_threads(idx));
 			fgit_index_free(idx);
 		}
 		qsort(t, runs, sizeof(*t), cmp_double);

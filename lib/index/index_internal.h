@@ -93,6 +93,9 @@ long ewah_parse(struct ewah *out, const unsigned char *p, size_t len);
  */
 int ewah_each_bit(const struct ewah *e, int (*fn)(size_t pos, void *payload), void *payload);
 
+/* lib/index/untr.c: would git accept this UNTR payload? */
+int untr_valid(const unsigned char *data, size_t sz, int algo);
+
 /* lib/index/lock.c: the minimal <file>.lock protocol. */
 struct index_lock {
 	char *path;		/* target */

@@ -421,8 +421,8 @@ static int load_entries(struct fgit_index *idx, size_t *end, const struct load_c
 					failed = 1;
 					break;
 				}
+				/* span stays 0: block i-1 may be running already */
 				blocks[i].off = soff;
-				blocks[i - 1].span = soff - blocks[i - 1].off;
 			}
 			if (pthread_create(&tids[i], NULL, parse_block, &blocks[i])) {
 				failed = 1;
@@ -683,6 +683,10 @@ static int read_extensions(struct fgit_index *idx, struct link_ext *link,
 			if (sz > c->limit - off)
 				return corrupt();
 			free(idx->untr);
+			idx->untr = NULL;
+			idx->untr_len = 0;
+			if (!untr_valid(data, sz, c->algo))
+				goto next;	/* dropped, as git drops it */
 			idx->untr = malloc(sz ? sz : 1);
 			if (!idx->untr)
 				return fgit_error_set(FGIT_ENOMEM, "out of memory");
@@ -705,6 +709,7 @@ static int read_extensions(struct fgit_index *idx, struct link_ext *link,
 			return fgit_error_set(FGIT_EINVALID,
 				"index uses %.4s extension, which we do not understand", sig);
 		}
+next:
 		(void)known;
 		if (sz > c->limit - off)
 			break;	/* git skips past the end and stops too */

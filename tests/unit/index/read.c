@@ -1,3 +1,4 @@
+#define _GNU_SOURCE
 /*
  * fgit reads what git writes: indexes built by git in scratch repositories
  * (v2, v3 with intent-to-add and skip-worktree, v4, cache tree, resolve
@@ -7,6 +8,7 @@
  */
 #include "unit.h"
 #include "helpers.h"
+#include "fgit/hash.h"
 
 static char *dir;
 
@@ -263,6 +265,19 @@ TEST(index_read, split_index)
 	CHECK(fgit_index_was_split(idx));
 	CHECK(fgit_index_lookup(idx, "new", 0) && !fgit_index_lookup(idx, "c/z", 0));
 	CHECK(fgit_index_lookup(idx, "top", 0)->mode == 0100755);
+	/* the shared index gone: git's words */
+	CHECK(sh("cd '%s/.git' && mkdir away && mv sharedindex.* away/", dir) == 0);
+	{
+		struct fgit_buf p = FGIT_BUF_INIT;
+		struct fgit_index *none = NULL;
+		fgit_buf_addf(&p, "%s/.git/index", dir);
+		CHECK(fgit_index_load(&none, p.ptr, NULL) == FGIT_ENOTFOUND);
+		CHECK_MSG(strstr(fgit_error_last(), "/.git/sharedindex.") &&
+			  strstr(fgit_error_last(), ": index file open failed: No such file or directory"),
+			  "%s", fgit_error_last());
+		fgit_buf_release(&p);
+	}
+	CHECK(sh("cd '%s/.git' && mv away/* . && rmdir away", dir) == 0);
 	/* written back unsplit: the same bytes as git's --no-split-index */
 	CHECK(sh("cd '%s' && " GIT " update-index --no-split-index", dir) == 0);
 	CHECK(roundtrip(idx, &wo, 1));
@@ -277,13 +292,44 @@ TEST(index_read, untracked_cache)
 	size_t len;
 
 	CHECK(setup_repo());
-	CHECK(sh("cd '%s' && echo u >untracked && mkdir -p ud && echo v >ud/f && "
+	CHECK(sh("cd '%s' && echo u >untracked && mkdir -p ud/x/y ue && echo v >ud/f && "
+		 "echo w >ud/x/y/g && echo '*.o' >.gitignore && echo o >ue/a.o && echo p >ud/x/p.o && "
 		 GIT " config core.untrackedCache true && " GIT " update-index --untracked-cache && "
 		 GIT " status >/dev/null && " GIT " status >/dev/null", dir) == 0);
 	CHECK(same_as_git(NULL, NULL, &idx));
 	CHECK(fgit_index_has_untracked_cache(idx));
 	CHECK(fgit_index_untracked_cache(idx, &len) && len > 0);
 	CHECK(roundtrip(idx, &wo, 1));
+	/* a malformed one is dropped */
+	{
+		struct fgit_buf f = FGIT_BUF_INIT, p = FGIT_BUF_INIT;
+		struct fgit_index *bad = NULL;
+		struct fgit_hash_ctx c;
+		char *u;
+		size_t sz;
+		fgit_buf_addf(&p, "%s/.git/index", dir);
+		CHECK(fgit_buf_read_file(&f, p.ptr) == 0);
+		u = memmem(f.ptr, f.len, "UNTR", 4);
+		CHECK(u != NULL);
+		sz = (size_t)(unsigned char)u[4] << 24 | (unsigned char)u[5] << 16 |
+		     (unsigned char)u[6] << 8 | (unsigned char)u[7];
+		u[8 + sz - 2] ^= 0x55;	/* inside the hashes/bitmaps: no longer parses, or the NUL goes */
+		u[8 + sz - 1] = 'x';
+		fgit_checksum_init(&c, FGIT_HASH_SHA1);
+		fgit_checksum_update(&c, f.ptr, f.len - 20);
+		fgit_checksum_final((unsigned char *)f.ptr + f.len - 20, &c);
+		{
+			FILE *o = fopen(p.ptr, "wb");
+			fwrite(f.ptr, 1, f.len, o);
+			fclose(o);
+		}
+		CHECK(fgit_index_load(&bad, p.ptr, NULL) == 0);
+		CHECK(!fgit_index_has_untracked_cache(bad));
+		CHECK(fgit_index_entrycount(bad) == fgit_index_entrycount(idx));
+		fgit_index_free(bad);
+		fgit_buf_release(&f);
+		fgit_buf_release(&p);
+	}
 	/* adding an entry drops it; git rebuilds it, reads the same */
 	CHECK(fgit_index_entry_new(&e, "zz", 2) == 0);
 	*e = *fgit_index_get(idx, 0);

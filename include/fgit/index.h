@@ -192,7 +192,9 @@ int fgit_index_find_any_stage(size_t *out, const struct fgit_index *idx,
  * replaces the entry with the same path and stage; adding a stage-0 entry
  * removes stages 1-3 of that path (recording them in resolve-undo, as git
  * does).  The cache tree is invalidated along the path and the untracked
- * cache dropped.  FGIT_EINVALID for stage > 3; FGIT_ENOMEM.
+ * cache dropped.  FGIT_EINVALID ("invalid path '%s'") for a path git's
+ * verify_path() refuses (empty, ".", ".." or ".git" component, leading or
+ * trailing slash) or stage > 3; FGIT_ENOMEM.
  */
 int fgit_index_add(struct fgit_index *idx, struct fgit_index_entry *e);
 

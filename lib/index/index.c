@@ -311,11 +311,39 @@ static int remove_at(struct fgit_index *idx, size_t pos)
 	return ret;
 }
 
+/*
+ * git's verify_path() core: no empty, ".", ".." or ".git" (any case)
+ * component, no leading or trailing slash.  NEEDSWORK: the NTFS/HFS
+ * variants git checks with core.protectNTFS/core.protectHFS.
+ */
+static int path_ok(const char *p)
+{
+	for (;;) {
+		const char *c = p;
+		size_t n;
+		while (*p && *p != '/')
+			p++;
+		n = p - c;
+		if (!n || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.') ||
+		    (n == 4 && c[0] == '.' && (c[1] | 0x20) == 'g' && (c[2] | 0x20) == 'i' &&
+		     (c[3] | 0x20) == 't'))
+			return 0;
+		if (!*p)
+			return 1;
+		p++;
+	}
+}
+
 int fgit_index_add(struct fgit_index *idx, struct fgit_index_entry *e)
 {
 	size_t pos;
 	int ret;
 
+	if (!path_ok(e->path)) {
+		ret = fgit_error_set(FGIT_EINVALID, "invalid path '%s'", e->path);
+		index_entry_release(e);
+		return ret;
+	}
 	if (e->stage > 3) {
 		ret = fgit_error_set(FGIT_EINVALID, "invalid stage %u for '%s'",
 				     e->stage, e->path);

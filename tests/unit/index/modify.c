@@ -45,6 +45,7 @@ TEST(index_modify, sorted_insert_and_lookup)
 	CHECK(fgit_index_add(idx, mk("b", 1, NULL)) == 0);
 	CHECK(fgit_index_add(idx, mk("b", 2, NULL)) == 0);
 	CHECK(fgit_index_find_any_stage(&pos, idx, "b", 1) && fgit_index_get(idx, pos)->stage == 1);
+	CHECK(fgit_index_reuc_count(idx) == 0);
 	CHECK(fgit_index_get(idx, pos + 1)->stage == 2 && fgit_index_get(idx, pos + 2)->stage == 3);
 	CHECK(fgit_index_lookup(idx, "b", 2) && !fgit_index_lookup(idx, "b", 0));
 	CHECK(fgit_index_reuc_count(idx) == 0);	/* stage 0 is never recorded */
@@ -54,6 +55,16 @@ TEST(index_modify, sorted_insert_and_lookup)
 	CHECK(fgit_index_reuc_count(idx) == 1);
 	CHECK(fgit_index_reuc_lookup(idx, "b")->mode[2] == 0100644);
 	CHECK(fgit_index_remove_path(idx, "zz") == FGIT_ENOTFOUND);
+	{
+		static const char *bad[] = { "/a", "a/", "a//b", ".", "..", "a/../b", ".git",
+					     "x/.GIT/y", ".Git", "a/./b" };
+		for (i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+			CHECK(fgit_index_add(idx, mk(bad[i], 0, NULL)) == FGIT_EINVALID);
+			CHECK(!strncmp(fgit_error_last(), "invalid path '", 14));
+		}
+		CHECK(fgit_index_add(idx, mk(".gitignore", 0, NULL)) == 0);
+		CHECK(fgit_index_add(idx, mk("a/.git2/..x", 0, NULL)) == 0);
+	}
 	CHECK(fgit_index_remove_at(idx, 99) == FGIT_ENOTFOUND);
 	fgit_index_free(idx);
 }

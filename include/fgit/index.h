@@ -199,6 +199,20 @@ int fgit_index_find_any_stage(size_t *out, const struct fgit_index *idx,
 int fgit_index_add(struct fgit_index *idx, struct fgit_index_entry *e);
 
 /*
+ * Bulk building (read-tree, add of a whole tree): append e without keeping
+ * the order (the index takes ownership; FGIT_ENOMEM frees e), then call
+ * fgit_index_sort() once.  Until then lookups are undefined; writing sorts
+ * first.  No cache-tree or resolve-undo bookkeeping is done: callers
+ * building an index from scratch set the cache tree themselves.
+ */
+int fgit_index_append(struct fgit_index *idx, struct fgit_index_entry *e);
+/*
+ * Sort appended entries by path and stage; of several entries with the same
+ * path and stage the one appended last stays.  O(n log n).  FGIT_ENOMEM.
+ */
+int fgit_index_sort(struct fgit_index *idx);
+
+/*
  * Remove the entry at pos (stage>0 entries are recorded in resolve-undo);
  * invalidates the cache tree along its path.  FGIT_ENOTFOUND if out of range.
  */
@@ -259,6 +273,12 @@ int fgit_index_has_untracked_cache(const struct fgit_index *idx);
 /* Its raw bytes (borrowed), or NULL. */
 const unsigned char *fgit_index_untracked_cache(const struct fgit_index *idx, size_t *len);
 void fgit_index_untracked_cache_drop(struct fgit_index *idx);
+/*
+ * Optional extensions git itself does not know either, dropped on load:
+ * git prints "ignoring %.4s extension" for each; their signatures (4 bytes
+ * + NUL), in file order, borrowed; NULL past the end.
+ */
+const char *fgit_index_ignored_extension(const struct fgit_index *idx, size_t i);
 /* Was the index loaded from a split index (link extension)? */
 int fgit_index_was_split(const struct fgit_index *idx);
 

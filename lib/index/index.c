@@ -153,6 +153,7 @@ void fgit_index_free(struct fgit_index *idx)
 	if (!idx)
 		return;
 	fgit_index_clear(idx);
+	free(idx->ignored);
 	free(idx->entries);
 	free(idx);
 }
@@ -383,6 +384,77 @@ int fgit_index_add(struct fgit_index *idx, struct fgit_index_entry *e)
 	return 0;
 }
 
+int fgit_index_append(struct fgit_index *idx, struct fgit_index_entry *e)
+{
+	int ret;
+	if (!path_ok(e->path) || e->stage > 3) {
+		ret = fgit_error_set(FGIT_EINVALID, "invalid path '%s'", e->path);
+		index_entry_release(e);
+		return ret;
+	}
+	if ((ret = grow_entries(idx, idx->nr + 1)) < 0) {
+		index_entry_release(e);
+		return ret;
+	}
+	e->internal &= ~ENTRY_ONDISK_EXT;
+	if (!(e->internal & ENTRY_IN_ARENA))
+		idx->heap_entries++;
+	if (idx->nr) {
+		const struct fgit_index_entry *l = idx->entries[idx->nr - 1];
+		if (index_entry_cmp(l->path, l->path_len, l->stage,
+				    e->path, e->path_len, e->stage) >= 0)
+			idx->unsorted = 1;
+	}
+	idx->entries[idx->nr++] = e;
+	untr_drop(idx);
+	return 0;
+}
+
+struct seq_entry {
+	struct fgit_index_entry *e;
+	size_t seq;
+};
+
+static int seq_cmp(const void *a, const void *b)
+{
+	const struct seq_entry *x = a, *y = b;
+	int c = index_entry_cmp(x->e->path, x->e->path_len, x->e->stage,
+				y->e->path, y->e->path_len, y->e->stage);
+	if (c)
+		return c;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+int fgit_index_sort(struct fgit_index *idx)
+{
+	struct seq_entry *tmp;
+	size_t i, k = 0;
+
+	if (!idx->unsorted)
+		return 0;
+	tmp = malloc((idx->nr ? idx->nr : 1) * sizeof(*tmp));
+	if (!tmp)
+		return fgit_error_set(FGIT_ENOMEM, "out of memory");
+	for (i = 0; i < idx->nr; i++) {
+		tmp[i].e = idx->entries[i];
+		tmp[i].seq = i;
+	}
+	qsort(tmp, idx->nr, sizeof(*tmp), seq_cmp);
+	for (i = 0; i < idx->nr; i++) {
+		if (i + 1 < idx->nr && !index_entry_cmp(tmp[i].e->path, tmp[i].e->path_len,
+							tmp[i].e->stage, tmp[i + 1].e->path,
+							tmp[i + 1].e->path_len, tmp[i + 1].e->stage)) {
+			index_entry_release(tmp[i].e);	/* a later one wins */
+			continue;
+		}
+		idx->entries[k++] = tmp[i].e;
+	}
+	idx->nr = k;
+	idx->unsorted = 0;
+	free(tmp);
+	return 0;
+}
+
 int fgit_index_remove_at(struct fgit_index *idx, size_t pos)
 {
 	if (pos >= idx->nr)
@@ -475,6 +547,11 @@ const unsigned char *fgit_index_untracked_cache(const struct fgit_index *idx, si
 void fgit_index_untracked_cache_drop(struct fgit_index *idx)
 {
 	untr_drop(idx);
+}
+
+const char *fgit_index_ignored_extension(const struct fgit_index *idx, size_t i)
+{
+	return i < idx->ignored_nr ? idx->ignored[i] : NULL;
 }
 
 int fgit_index_was_split(const struct fgit_index *idx)

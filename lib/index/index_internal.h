@@ -62,6 +62,9 @@ struct fgit_index {
 	size_t untr_len;
 	int was_split;
 	unsigned int load_threads;
+	int unsorted;			/* fgit_index_append() since the last sort */
+	char (*ignored)[5];		/* unknown optional extensions dropped */
+	size_t ignored_nr;
 };
 
 /* lib/index/tree.c */

@@ -702,8 +702,16 @@ static int read_extensions(struct fgit_index *idx, struct link_ext *link,
 		} else if (!memcmp(sig, "EOIE", 4) || !memcmp(sig, "IEOT", 4)) {
 			/* used before the entries were read */
 		} else if (sig[0] >= 'A' && sig[0] <= 'Z') {
-			/* optional: dropped (git also drops it, FSMN included) */
+			/* optional: dropped; git keeps FSMN, says nothing of it */
 			known = 0;
+			if (memcmp(sig, "FSMN", 4)) {
+				char (*n)[5] = realloc(idx->ignored, (idx->ignored_nr + 1) * sizeof(*n));
+				if (!n)
+					return fgit_error_set(FGIT_ENOMEM, "out of memory");
+				idx->ignored = n;
+				memcpy(n[idx->ignored_nr], sig, 4);
+				n[idx->ignored_nr++][4] = '\0';
+			}
 		} else {
 			last_is_hdr = 1;
 			return fgit_error_set(FGIT_EINVALID,

@@ -139,6 +139,8 @@ int fgit_index_serialize(unsigned char **out, size_t *outlen, struct fgit_index 
 	if (opts->version != FGIT_INDEX_WRITE_OPTS_VERSION)
 		return fgit_error_set(FGIT_EINVALID, "unsupported fgit_index_write_opts version %u",
 				      opts->version);
+	if ((ret = fgit_index_sort(idx)) < 0)
+		return ret;
 	version = opts->index_version ? opts->index_version : idx->version ? idx->version : 2;
 	if (version < 2 || version > 4)
 		return fgit_error_set(FGIT_EINVALID, "bad index version %u", version);

@@ -169,6 +169,8 @@ TEST(index_corrupt, extensions)
 	b.ptr[b.len - 1] = 100;
 	CHECK(load_bytes(&idx, (unsigned char *)b.ptr, b.len, 1, 0) == 0);
 	CHECK(fgit_index_entrycount(idx) == 2 && fgit_index_has_cache_tree(idx));
+	CHECK(!strcmp(fgit_index_ignored_extension(idx, 0), "Abcd"));
+	CHECK(!fgit_index_ignored_extension(idx, 1));
 	fgit_index_free(idx);
 	/* a known extension running past the end is corrupt */
 	fgit_buf_setlen(&b, BODYLEN);

@@ -69,6 +69,28 @@ TEST(index_modify, sorted_insert_and_lookup)
 	fgit_index_free(idx);
 }
 
+TEST(index_modify, append_then_sort)
+{
+	struct fgit_index *idx = NULL;
+	struct fgit_index_entry *e;
+	char name[32];
+	int i;
+
+	CHECK(fgit_index_new(&idx, FGIT_HASH_SHA1) == 0);
+	for (i = 0; i < 2000; i++) {
+		snprintf(name, sizeof(name), "d%d/f%d", (i * 7919) % 97, (i * 104729) % 2000);
+		CHECK(fgit_index_append(idx, mk(name, 0, NULL)) == 0);
+	}
+	e = mk("d0/f0", 0, "5626abf0f72e58d7a153368ba57db4c673c0e171");
+	CHECK(fgit_index_append(idx, e) == 0);	/* a duplicate: the last one wins */
+	CHECK(fgit_index_sort(idx) == 0);
+	CHECK(fgit_index_entrycount(idx) == 2000);
+	for (i = 1; i < 2000; i++)
+		CHECK(strcmp(fgit_index_get(idx, i - 1)->path, fgit_index_get(idx, i)->path) < 0);
+	CHECK(fgit_index_lookup(idx, "d0/f0", 0) == e);
+	fgit_index_free(idx);
+}
+
 static int setup(void)
 {
 	scratch_done(dir);

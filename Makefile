@@ -42,7 +42,7 @@ $(B)/tests/%: tests/unit/%.c tests/unit/unit.h $(LIBA)
 
 $(B)/tools/%: tests/tools/%.c $(LIBA)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(LIBA) $(LDLIBS)
+	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(LIBA) $(LDLIBS)
 
 unit: $(UNIT_BIN)
 

@@ -63,8 +63,17 @@ install: all
 	sed -e 's|@PREFIX@|$(PREFIX)|g' tools/fgit.pc.in \
 		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/fgit.pc
 
+# Micro-benchmarks (not part of `make test`): build/bench/<name>.
+BENCH_SRC := $(sort $(wildcard bench/micro/*.c))
+BENCH_BIN := $(BENCH_SRC:bench/micro/%.c=build/bench/%)
+build/bench/%: bench/micro/%.c libfgit.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< libfgit.a $(LDLIBS)
+
+bench-micro: $(BENCH_BIN)
+
 demo: all
 	@sh bench/demo.sh
 
-.PHONY: all unit test tsan clean clean-objs install demo
+.PHONY: all unit test tsan clean clean-objs install demo bench-micro
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)

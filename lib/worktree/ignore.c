@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <strings.h>
 #include "fgit/common.h"
 #include "fgit/ignore.h"
@@ -48,6 +49,29 @@ struct fgit_ignore_pattern {
 	unsigned lineno;
 	const struct plist *list;
 	char *display;		/* as check-ignore -v prints it */
+	int first, last;	/* K_GLOB: literal first/last byte, or -1 */
+};
+
+/* A literal name (or path) of a list: the last pattern index for it. */
+struct lit_slot {
+	uint64_t hash;
+	const char *key;	/* NULL: empty; folded when icase */
+	size_t len;
+	long any;		/* last such pattern, or -1 */
+	long dir;		/* last directory-only one, or -1 */
+};
+
+struct lit_table {
+	struct lit_slot *slots;	/* NULL when the list has none */
+	size_t mask;
+	char *keys;		/* folded key copies (icase) */
+	uint64_t lens;		/* bit (len % 64) set for each key length */
+};
+
+/* Pattern indices bucketed by one byte, ascending in each bucket. */
+struct buckets {
+	size_t *idx;
+	size_t off[257];
 };
 
 struct plist {
@@ -56,7 +80,18 @@ struct plist {
 	size_t baselen;
 	struct fgit_ignore_pattern *pats;
 	size_t nr, alloc;
+	/* the index, built at the first lookup (index_list) */
+	int indexed;
+	struct lit_table lit;	/* K_LITERAL by basename */
+	struct lit_table plit;	/* K_PATH_LITERAL by path below base */
+	struct buckets suf;	/* "*suffix" by its last byte */
+	struct buckets pre;	/* basename patterns by literal first byte */
+	struct buckets apre;	/* anchored patterns by literal first byte */
+	size_t *others;		/* the rest, ascending */
+	size_t nothers;
 };
+
+static void index_release(struct plist *l);
 
 struct frame {
 	size_t dirlen;		/* length of ig->cur for this directory */
@@ -99,9 +134,18 @@ static int grow(void **ptr, size_t *alloc, size_t need, size_t elem)
 	return 0;
 }
 
-static int ncmp(const char *a, const char *b, size_t n, int icase)
+static inline int ncmp(const char *a, const char *b, size_t n, int icase)
 {
-	return icase ? strncasecmp(a, b, n) : memcmp(a, b, n);
+	size_t i;
+	if (icase)
+		return strncasecmp(a, b, n);
+	if (n > 16)
+		return memcmp(a, b, n);
+	/* most names and suffixes are short: skip the call */
+	for (i = 0; i < n; i++)
+		if (a[i] != b[i])
+			return 1;
+	return 0;
 }
 
 static int has_wildcard(const char *s, size_t n)
@@ -116,6 +160,7 @@ static void plist_release(struct plist *l)
 	size_t i;
 	for (i = 0; i < l->nr; i++)
 		free(l->pats[i].display);
+	index_release(l);
 	free(l->pats);
 	free(l->src);
 	free(l->base);
@@ -175,6 +220,8 @@ static int add_line(struct plist *l, const char *s, size_t n, unsigned lineno)
 	size_t len, i, dlen;
 	int ret;
 
+	/* a pattern added after lookups: rebuild the index later */
+	index_release(l);
 	if (n && s[0] == '!') {
 		flags |= PAT_NEGATIVE;
 		s++;
@@ -215,6 +262,7 @@ static int add_line(struct plist *l, const char *s, size_t n, unsigned lineno)
 	p->flags = flags;
 	p->lineno = lineno;
 	p->list = l;
+	p->first = p->last = -1;
 
 	if (flags & PAT_NODIR) {
 		p->nowild = fgit_wildmatch_literal_prefix(p->pat, len);
@@ -230,7 +278,14 @@ static int add_line(struct plist *l, const char *s, size_t n, unsigned lineno)
 			p->kind = K_PREFIX;
 			p->litlen = len - 1;
 		} else {
+			unsigned char c0 = p->pat[0], cl = p->pat[len - 1];
 			p->kind = K_GLOB;
+			/* literal ends let most names be refused without
+			 * wildmatch (a set ends in ']', an escape in '\\') */
+			p->first = strchr("*?[\\", c0) ? -1 : c0;
+			p->last = strchr("*?[]\\", cl) ? -1 : cl;
+			if (len >= 2 && p->pat[len - 2] == '\\')
+				p->last = -1;	/* "\\x": keep it simple */
 		}
 	} else {
 		/* anchored to the list's directory; a leading '/' only says so */
@@ -272,6 +327,193 @@ static int parse_buffer(struct plist *l, const char *buf, size_t len)
 		}
 		lineno++;
 	}
+	return 0;
+}
+
+/* ---- the per-list index ------------------------------------------ */
+
+static inline unsigned char fold(unsigned char c)
+{
+	return c >= 'A' && c <= 'Z' ? c + 32 : c;
+}
+
+static inline size_t bucket(char c, int icase)
+{
+	return icase ? fold((unsigned char)c) : (unsigned char)c;
+}
+
+static uint64_t hash_name(const char *s, size_t n, int icase)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	size_t i;
+	if (icase) {
+		for (i = 0; i < n; i++)
+			h = (h ^ fold(s[i])) * 0x100000001b3ULL;
+	} else {
+		for (i = 0; i < n; i++)
+			h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
+	}
+	return h;
+}
+
+enum pclass { C_LIT, C_PLIT, C_SUF, C_PRE, C_APRE, C_OTHER };
+
+/* Where a pattern is filed in the index (and its bucket byte). */
+static enum pclass classify(const struct fgit_ignore_pattern *p, size_t *b,
+			    int icase)
+{
+	switch (p->kind) {
+	case K_LITERAL:
+		return C_LIT;
+	case K_PATH_LITERAL:
+		return C_PLIT;
+	case K_SUFFIX:
+		if (!p->litlen)
+			return C_OTHER;		/* "*": matches everything */
+		*b = bucket(p->lit[p->litlen - 1], icase);
+		return C_SUF;
+	case K_PREFIX:
+		*b = bucket(p->lit[0], icase);
+		return C_PRE;
+	case K_GLOB:
+		if (p->first < 0)
+			return C_OTHER;
+		*b = bucket((char)p->first, icase);
+		return C_PRE;
+	case K_PATH_GLOB:
+		if (!p->nowild)
+			return C_OTHER;
+		*b = bucket(p->lit[0], icase);
+		return C_APRE;
+	}
+	return C_OTHER;
+}
+
+static void table_release(struct lit_table *t)
+{
+	free(t->slots);
+	free(t->keys);
+	t->slots = NULL;
+	t->keys = NULL;
+	t->lens = 0;
+}
+
+static void index_release(struct plist *l)
+{
+	table_release(&l->lit);
+	table_release(&l->plit);
+	free(l->suf.idx);
+	free(l->pre.idx);
+	free(l->apre.idx);
+	free(l->others);
+	l->suf.idx = l->pre.idx = l->apre.idx = l->others = NULL;
+	l->nothers = 0;
+	l->indexed = 0;
+}
+
+/* Fill a table with the patterns of class `c`, keyed by their literal. */
+static int table_build(struct lit_table *t, const struct plist *l,
+		       enum pclass c, int icase)
+{
+	size_t i, n = 0, bytes = 0, cap = 8, koff = 0;
+	size_t dummy;
+
+	for (i = 0; i < l->nr; i++)
+		if (classify(&l->pats[i], &dummy, icase) == c) {
+			n++;
+			bytes += l->pats[i].litlen;
+		}
+	if (!n)
+		return 0;
+	while (cap < n * 2)
+		cap *= 2;
+	t->slots = calloc(cap, sizeof(*t->slots));
+	if (!t->slots || (icase && !(t->keys = malloc(bytes + 1))))
+		return -1;
+	t->mask = cap - 1;
+	for (i = 0; i < l->nr; i++) {
+		const struct fgit_ignore_pattern *p = &l->pats[i];
+		const char *key = p->lit;
+		uint64_t h;
+		size_t j;
+
+		if (classify(p, &dummy, icase) != c)
+			continue;
+		if (icase) {
+			for (j = 0; j < p->litlen; j++)
+				t->keys[koff + j] = fold(p->lit[j]);
+			key = t->keys + koff;
+			koff += p->litlen;
+		}
+		h = hash_name(key, p->litlen, 0);
+		t->lens |= 1ULL << (p->litlen & 63);
+		for (j = h & t->mask;; j = (j + 1) & t->mask) {
+			struct lit_slot *sl = &t->slots[j];
+			if (!sl->key) {
+				sl->key = key;
+				sl->len = p->litlen;
+				sl->hash = h;
+				sl->any = sl->dir = -1;
+			} else if (sl->hash != h || sl->len != p->litlen ||
+				   memcmp(sl->key, key, p->litlen)) {
+				continue;
+			}
+			if (p->flags & PAT_MUSTBEDIR)
+				sl->dir = (long)i;
+			else
+				sl->any = (long)i;
+			break;
+		}
+	}
+	return 0;
+}
+
+/* Counting sort of the patterns of class `c` into 256 buckets. */
+static int buckets_build(struct buckets *bk, const struct plist *l,
+			 enum pclass c, int icase)
+{
+	size_t i, b, fill[256];
+
+	memset(bk->off, 0, sizeof(bk->off));
+	bk->idx = malloc((l->nr + 1) * sizeof(*bk->idx));
+	if (!bk->idx)
+		return -1;
+	for (i = 0; i < l->nr; i++)
+		if (classify(&l->pats[i], &b, icase) == c)
+			bk->off[b + 1]++;
+	for (i = 0; i < 256; i++)
+		bk->off[i + 1] += bk->off[i];
+	memcpy(fill, bk->off, sizeof(fill));
+	for (i = 0; i < l->nr; i++)
+		if (classify(&l->pats[i], &b, icase) == c)
+			bk->idx[fill[b]++] = i;
+	return 0;
+}
+
+/*
+ * File every pattern of the list where a lookup finds it without looking
+ * at the others: literal names and paths in hash tables, suffixes by
+ * their last byte, patterns with a literal start by their first byte.  A
+ * lookup takes the highest matching index over the places it probes,
+ * which is the "last line wins" of a plain scan.
+ */
+static int index_list(struct plist *l, int icase)
+{
+	size_t i, b;
+
+	l->indexed = 1;
+	if (table_build(&l->lit, l, C_LIT, icase) ||
+	    table_build(&l->plit, l, C_PLIT, icase) ||
+	    buckets_build(&l->suf, l, C_SUF, icase) ||
+	    buckets_build(&l->pre, l, C_PRE, icase) ||
+	    buckets_build(&l->apre, l, C_APRE, icase) ||
+	    !(l->others = malloc((l->nr + 1) * sizeof(*l->others)))) {
+		index_release(l);
+		return fgit_error_set(FGIT_ENOMEM, "out of memory");
+	}
+	for (i = 0; i < l->nr; i++)
+		if (classify(&l->pats[i], &b, icase) == C_OTHER)
+			l->others[l->nothers++] = i;
 	return 0;
 }
 
@@ -322,6 +564,15 @@ static int match_one(const struct fgit_ignore_pattern *p,
 		return q->baselen >= p->litlen &&
 		       !ncmp(q->base, p->lit, p->litlen, icase);
 	case K_GLOB:
+		if (p->first >= 0 &&
+		    (!q->baselen || (icase ? fold(q->base[0]) != fold(p->first)
+					  : (unsigned char)q->base[0] != p->first)))
+			return 0;
+		if (p->last >= 0 &&
+		    (!q->baselen ||
+		     (icase ? fold(q->base[q->baselen - 1]) != fold(p->last)
+			    : (unsigned char)q->base[q->baselen - 1] != p->last)))
+			return 0;
 		return fgit_wildmatch_mem(p->pat, p->len, q->base, q->baselen,
 					  wmflags);
 	}
@@ -340,21 +591,102 @@ static int match_one(const struct fgit_ignore_pattern *p,
 				  wmflags | FGIT_WM_PATHNAME);
 }
 
-/* The last pattern of `l` matching the query, or NULL. */
-static const struct fgit_ignore_pattern *match_list(const struct plist *l,
-						    struct query *q, int icase)
+/* The highest index in idx[0..n) above `best` that matches, else best. */
+static long scan_desc(const struct plist *l, const size_t *idx, size_t n,
+		      long best, struct query *q, int icase)
 {
-	size_t i;
-	if (!l)
-		return NULL;
-	for (i = l->nr; i-- > 0;) {
-		const struct fgit_ignore_pattern *p = &l->pats[i];
+	while (n-- > 0) {
+		const struct fgit_ignore_pattern *p = &l->pats[idx[n]];
+		if ((long)idx[n] <= best)
+			break;
 		if ((p->flags & PAT_MUSTBEDIR) && !is_dir(q))
 			continue;
 		if (match_one(p, l, q, icase))
-			return p;
+			return (long)idx[n];
 	}
-	return NULL;
+	return best;
+}
+
+/* The last pattern of `l` matching the query, or NULL. */
+/* The best index for `key` in table t (folded compare when icase). */
+static long table_probe(const struct lit_table *t, const char *key,
+			size_t len, struct query *q, int icase)
+{
+	uint64_t h;
+	size_t i, k;
+
+	/* most names have a length no key has: no hashing then */
+	if (!t->slots || !(t->lens & (1ULL << (len & 63))))
+		return -1;
+	h = hash_name(key, len, icase);
+	for (i = h & t->mask;; i = (i + 1) & t->mask) {
+		const struct lit_slot *sl = &t->slots[i];
+		long best;
+		if (!sl->key)
+			return -1;
+		if (sl->hash != h || sl->len != len)
+			continue;
+		for (k = 0; k < len; k++)
+			if ((icase ? fold(key[k]) : (unsigned char)key[k]) !=
+			    (unsigned char)sl->key[k])
+				break;
+		if (k < len)
+			continue;
+		best = sl->any;
+		if (sl->dir > best && is_dir(q))
+			best = sl->dir;
+		return best;
+	}
+}
+
+static long max_l(long a, long b)
+{
+	return a > b ? a : b;
+}
+
+static const struct fgit_ignore_pattern *match_list(struct plist *l,
+						    struct query *q, int icase)
+{
+	long best;
+	size_t i, b;
+	int below;
+
+	if (!l || !l->nr)
+		return NULL;
+	if (!l->indexed && index_list(l, icase))
+		fgit_error_clear();	/* no memory for the index: scan all */
+	if (!l->others) {
+		for (i = l->nr; i-- > 0;) {
+			const struct fgit_ignore_pattern *p = &l->pats[i];
+			if ((p->flags & PAT_MUSTBEDIR) && !is_dir(q))
+				continue;
+			if (match_one(p, l, q, icase))
+				return p;
+		}
+		return NULL;
+	}
+	best = table_probe(&l->lit, q->base, q->baselen, q, icase);
+	below = q->len > l->baselen &&
+		!ncmp(q->path, l->base, l->baselen, icase);
+	if (below)
+		best = max_l(best, table_probe(&l->plit, q->path + l->baselen,
+					       q->len - l->baselen, q, icase));
+	if (q->baselen) {
+		b = bucket(q->base[q->baselen - 1], icase);
+		best = scan_desc(l, l->suf.idx + l->suf.off[b],
+				 l->suf.off[b + 1] - l->suf.off[b], best, q, icase);
+		b = bucket(q->base[0], icase);
+		best = scan_desc(l, l->pre.idx + l->pre.off[b],
+				 l->pre.off[b + 1] - l->pre.off[b], best, q, icase);
+	}
+	if (below) {
+		b = bucket(q->path[l->baselen], icase);
+		best = scan_desc(l, l->apre.idx + l->apre.off[b],
+				 l->apre.off[b + 1] - l->apre.off[b], best, q,
+				 icase);
+	}
+	best = scan_desc(l, l->others, l->nothers, best, q, icase);
+	return best >= 0 ? &l->pats[best] : NULL;
 }
 
 static const struct fgit_ignore_pattern *match_all(struct fgit_ignore *ig,

@@ -69,8 +69,17 @@ install: all
 	sed -e 's|@PREFIX@|$(PREFIX)|g' tools/fgit.pc.in \
 		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/fgit.pc
 
+# Micro-benchmarks (not part of `make test`): build/bench/<name>.
+BENCH_SRC := $(sort $(wildcard bench/micro/*.c))
+BENCH_BIN := $(BENCH_SRC:bench/micro/%.c=build/bench/%)
+build/bench/%: bench/micro/%.c $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(LIBA) $(LDLIBS)
+
+bench-micro: $(BENCH_BIN)
+
 demo: all
 	@sh bench/demo.sh
 
-.PHONY: all unit test tsan tsan-build clean install demo
+.PHONY: all unit test tsan tsan-build clean install demo bench bench-micro
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)

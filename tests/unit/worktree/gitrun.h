@@ -17,6 +17,9 @@
 #include <unistd.h>
 #include "fgit/buf.h"
 
+/* When set, gitrun() puts git's stderr here instead of discarding it. */
+static struct fgit_buf *gitrun_err;
+
 /*
  * Run `git argv...` in `dir` with `in` (may be NULL) on stdin; stdout is
  * appended to `out`, stderr discarded.  Returns git's exit code, -1 if it
@@ -37,13 +40,18 @@ static int gitrun(const char *dir, const char *const *argv, const char *in,
 		return -1;
 	av[0] = "git";
 	memcpy(av + 1, argv, n * sizeof(*av));
+	char errpath[64];
+	int errfd = -1;
+	strcpy(errpath, "/tmp/fgit-unit-err.XXXXXX");
+	if (gitrun_err && (errfd = mkstemp(errpath)) < 0)
+		return -1;
 	if (pipe(inp) || pipe(outp))
 		return -1;
 	pid = fork();
 	if (pid < 0)
 		return -1;
 	if (!pid) {
-		int devnull = open("/dev/null", O_WRONLY);
+		int devnull = errfd >= 0 ? errfd : open("/dev/null", O_WRONLY);
 		dup2(inp[0], 0);
 		dup2(outp[1], 1);
 		if (devnull >= 0)
@@ -110,6 +118,12 @@ static int gitrun(const char *dir, const char *const *argv, const char *in,
 	free(av);
 	if (waitpid(pid, &status, 0) < 0)
 		return -1;
+	if (errfd >= 0) {
+		fgit_buf_reset(gitrun_err);
+		fgit_buf_read_file(gitrun_err, errpath);
+		close(errfd);
+		unlink(errpath);
+	}
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 

@@ -66,5 +66,10 @@ install: all
 demo: all
 	@sh bench/demo.sh
 
-.PHONY: all unit test tsan clean clean-objs install demo
+# fgit against git on the bench corpora (bench/README.md); corpora are built
+# on first use and cached in /var/tmp/fgit-bench.  `make bench CASES=cat-file`
+bench: all
+	@bench/run $(CASES)
+
+.PHONY: all unit test tsan clean clean-objs install demo bench
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)

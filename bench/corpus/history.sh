@@ -38,6 +38,7 @@ t1=$(now)
 git -C "$REPO" repack -q -adf --window=10 --depth=50
 t_repack=$(elapsed "$t1")
 git -C "$REPO" prune-packed
+rm -f "$REPO"/objects/pack/tmp_*
 
 objects=$(git -C "$REPO" count-objects -v | awk '/^in-pack:/ { print $2 }')
 loose=$(git -C "$REPO" count-objects -v | awk '/^count:/ { print $2 }')

@@ -4,8 +4,9 @@
 # Debian's tarball puts `/*` (and a comment) at the end of the top-level
 # .gitignore so that nothing in its build tree is tracked; a git user of the
 # upstream tree does not have it, so those lines are cut before `git add`.
-# Result: $BENCH_DIR/kernel/linux (worktree + .git, one commit on main, objects
-# loose as `git add` wrote them).  Prints what it built.
+# Result: $BENCH_DIR/kernel/linux (worktree + .git, one commit on main, packed
+# by `git gc` in the foreground, as the commit's automatic gc would have done
+# in the background).  Prints what it built.
 set -eu
 . "$(dirname "$0")/../lib.sh"
 
@@ -48,13 +49,14 @@ mv .gitignore.new .gitignore
 say "kernel: git add"
 git init -q -b main .
 git add -A
-git commit -q -m "Linux 6.1 (Debian linux-source-6.1)"
+git -c gc.auto=0 commit -q -m "Linux 6.1 (Debian linux-source-6.1)"
+git gc -q
 files=$(git ls-files | wc -l)
-objects=$(git count-objects -v | awk '/^count:/ { print $2 }')
+objects=$(git count-objects -v | awk '/^in-pack:/ { print $2 }')
 size=$(du -sh --exclude=.git . | cut -f1)
 {
 	echo "kernel: $OUT/linux"
-	echo "  commit $(git rev-parse HEAD), $files files, $size worktree, $objects loose objects"
+	echo "  commit $(git rev-parse HEAD), $files files, $size worktree, $objects objects (packed by git gc)"
 	echo "  built in $(elapsed "$t0") s on $(date -u +%F)"
 } > "$DONE"
 cat "$DONE"

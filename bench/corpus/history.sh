@@ -43,7 +43,7 @@ rm -f "$REPO"/objects/pack/tmp_*
 objects=$(git -C "$REPO" count-objects -v | awk '/^in-pack:/ { print $2 }')
 loose=$(git -C "$REPO" count-objects -v | awk '/^count:/ { print $2 }')
 commits=$(git -C "$REPO" rev-list --count --all)
-pack=$(du -sh "$REPO/objects/pack" | cut -f1)
+pack=$(du -sh "$REPO"/objects/pack/*.pack | cut -f1)
 [ "$objects" -ge 500000 ] || say "history: WARNING: only $objects objects (< 500,000)"
 {
 	echo "history: $REPO"

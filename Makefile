@@ -81,5 +81,10 @@ bench-micro: $(BENCH_BIN)
 demo: all
 	@sh bench/demo.sh
 
+# fgit against git on the bench corpora (bench/README.md); corpora are built
+# on first use and cached in /var/tmp/fgit-bench.  `make bench CASES=cat-file`
+bench: all
+	@bench/run $(CASES)
+
 .PHONY: all unit test tsan tsan-build clean install demo bench bench-micro
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)

@@ -3,4 +3,7 @@
  * Keep sorted.  Each lives in cli/cmd_<c_identifier>.c.
  */
 #define FGIT_COMMANDS(X) \
+	X("index-pack", index_pack) \
+	X("show-index", show_index) \
+	X("verify-pack", verify_pack) \
 	X("version", version)

@@ -182,6 +182,11 @@ static void show_pack_info(const struct fgit_indexer *ix, int stat_only)
 	free(hist);
 }
 
+static void print_error(const char *msg, void *payload)
+{
+	error("%s", msg);
+}
+
 static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int fail(const char *fmt, ...)
 {
@@ -356,6 +361,7 @@ static int run_index_pack(struct ip_opts *o)
 	}
 
 	iopts.nthreads = o->nthreads;
+	iopts.warn = print_error;
 	iopts.progress_fd = o->verbose ? 2 : -1;
 	iopts.progress_title = o->progress_title;
 	if (o->from_stdin)

@@ -47,10 +47,18 @@ struct fgit_index_pack_options {
 	int progress_fd;		/* -1: no meters */
 	const char *progress_title;	/* first meter's title; NULL: git's */
 	unsigned int flags;		/* enum fgit_index_pack_flags */
+	/*
+	 * Called (on the calling thread) with the secondary messages git
+	 * prints as "error:" before its fatal one, e.g. "inflate: data stream
+	 * error (invalid code lengths set)" or "delta replay has gone wild".
+	 * May be NULL.
+	 */
+	void (*warn)(const char *msg, void *payload);
+	void *warn_payload;
 };
 #define FGIT_INDEX_PACK_OPTIONS_VERSION 1
 #define FGIT_INDEX_PACK_OPTIONS_INIT \
-	{ FGIT_INDEX_PACK_OPTIONS_VERSION, FGIT_HASH_SHA1, 0, -1, NULL, 0 }
+	{ FGIT_INDEX_PACK_OPTIONS_VERSION, FGIT_HASH_SHA1, 0, -1, NULL, 0, NULL, NULL }
 
 /* The default thread count: online CPUs, at most 3 (as git's). */
 int fgit_index_pack_default_threads(void);
@@ -145,7 +153,9 @@ int fgit_idx_version(const unsigned char *data, size_t len);
  * Apply a git delta to base.  *out (malloc'd, one extra NUL byte, owned by
  * the caller) receives the result, *out_size its size.  Every instruction is
  * bounds-checked against the base, the delta and the declared result size.
- * FGIT_EINVALID on a malformed delta (no message set: callers word it).
+ * FGIT_EINVALID on a malformed delta, with git's patch_delta message ("delta
+ * replay has gone wild", "unexpected delta opcode 0", or "" for a base of
+ * the wrong size).
  */
 int fgit_delta_apply(void **out, size_t *out_size, const void *base, size_t base_size,
 		     const void *delta, size_t delta_size);

@@ -58,10 +58,10 @@ int fgit_delta_apply(void **out, size_t *out_size, const void *base, size_t base
 	if (read_varint(&bsz, &p, end) || read_varint(&rsz, &p, end))
 		return FGIT_EINVALID;
 	if (bsz != base_size || rsz >= SIZE_MAX)
-		return FGIT_EINVALID;
+		return fgit_error_set(FGIT_EINVALID, "%s", "");
 	dst = malloc((size_t)rsz + 1);
 	if (!dst)
-		return FGIT_ENOMEM;
+		return fgit_error_set(FGIT_ENOMEM, "out of memory");
 	d = dst;
 	dend = dst + rsz;
 	while (p < end) {
@@ -95,7 +95,8 @@ int fgit_delta_apply(void **out, size_t *out_size, const void *base, size_t base
 			d += cmd;
 			p += cmd;
 		} else {
-			goto bad;
+			free(dst);
+			return fgit_error_set(FGIT_EINVALID, "unexpected delta opcode 0");
 		}
 	}
 	if (d != dend)
@@ -106,5 +107,5 @@ int fgit_delta_apply(void **out, size_t *out_size, const void *base, size_t base
 	return 0;
 bad:
 	free(dst);
-	return FGIT_EINVALID;
+	return fgit_error_set(FGIT_EINVALID, "delta replay has gone wild");
 }

@@ -88,7 +88,26 @@ struct reader {
 	struct fgit_hash_ctx csum;
 	struct fgit_progress *prog;
 	int show_bytes;
+	const struct fgit_index_pack_options *opts;
 };
+
+static const char *zerr_name(int status)
+{
+	switch (status) {
+	case Z_MEM_ERROR:
+		return "out of memory";
+	case Z_VERSION_ERROR:
+		return "wrong version";
+	case Z_NEED_DICT:
+		return "needs dictionary";
+	case Z_DATA_ERROR:
+		return "data stream error";
+	case Z_STREAM_ERROR:
+		return "stream consistency error";
+	default:
+		return "unknown error";
+	}
+}
 
 static int bad_object(uint64_t off, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int bad_object(uint64_t off, const char *fmt, ...)
@@ -234,6 +253,12 @@ static int inflate_stream(struct reader *r, uint64_t ent_off, uint64_t size, uns
 			zs.avail_out = (uInt)(left > UINT32_MAX ? UINT32_MAX : left);
 		}
 	} while (status == Z_OK);
+	if (status != Z_STREAM_END && status != Z_BUF_ERROR && r->opts->warn) {
+		char msg[300];
+		snprintf(msg, sizeof(msg), "inflate: %s (%s)", zerr_name(status),
+			 zs.msg ? zs.msg : "no message");
+		r->opts->warn(msg, r->opts->warn_payload);
+	}
 	inflateEnd(&zs);
 	if (zs.total_out != size || status != Z_STREAM_END)
 		return bad_object(ent_off, "inflate returned %d", status);
@@ -511,6 +536,7 @@ static int run_pass1(struct pass1 *p, const struct fgit_index_pack_options *opts
 /* ---- pass 2: naming and delta resolution ---- */
 
 struct worker {
+	char warn[512];
 	struct libdeflate_decompressor *dd;
 	unsigned char *in;
 	size_t in_cap;
@@ -539,14 +565,16 @@ struct pass2 {
 	pthread_mutex_t err_lock;
 	int err_code;
 	char err_msg[512];
+	char err_warn[512];	/* git's "error:" line before the fatal one */
 };
 
-static int keep_error(struct pass2 *p, int code)
+static int keep_error(struct pass2 *p, struct worker *w, int code)
 {
 	pthread_mutex_lock(&p->err_lock);
 	if (!p->err_code) {
 		p->err_code = code ? code : FGIT_ERROR;
 		snprintf(p->err_msg, sizeof(p->err_msg), "%s", fgit_error_last());
+		snprintf(p->err_warn, sizeof(p->err_warn), "%s", w->warn);
 	}
 	pthread_mutex_unlock(&p->err_lock);
 	return code ? code : FGIT_ERROR;
@@ -692,8 +720,10 @@ static int resolve_tree(struct pass2 *p, struct worker *w)
 		free(delta);
 		if (ret == FGIT_ENOMEM)
 			return fgit_error_set(FGIT_ENOMEM, "out of memory");
-		if (ret)
+		if (ret) {
+			snprintf(w->warn, sizeof(w->warn), "%s", fgit_error_last());
 			return bad_object(c->offset, "failed to apply delta");
+		}
 		c->real_type = base->real_type;
 		c->depth = base->depth + 1;
 		c->base = f->ent;
@@ -750,12 +780,12 @@ static int pass2_chunk(size_t begin, size_t end, int worker, void *payload)
 		}
 		ret = load_entry(&data, p, w, i);
 		if (ret)
-			return keep_error(p, ret);
+			return keep_error(p, w, ret);
 		if (!e->named) {
 			ret = name_object(e->oid, ix->algo, e->type, data, (size_t)e->size);
 			if (ret) {
 				free(data);
-				return keep_error(p, ret);
+				return keep_error(p, w, ret);
 			}
 			if (p->nr_ref)
 				ref_range(p, e->oid, &rlo, &rhi);
@@ -766,12 +796,12 @@ static int pass2_chunk(size_t begin, size_t end, int worker, void *payload)
 		}
 		if (push_frame(w, data, e->size, i, olo, ohi, rlo, rhi)) {
 			free(data);
-			return keep_error(p, FGIT_ENOMEM);
+			return keep_error(p, w, FGIT_ENOMEM);
 		}
 		ret = resolve_tree(p, w);
 		if (ret) {
 			unwind(w);
-			return keep_error(p, ret);
+			return keep_error(p, w, ret);
 		}
 	}
 	return 0;
@@ -841,6 +871,8 @@ static int run_pass2(struct pass1 *p1, int fd, const struct fgit_index_pack_opti
 	 * small chunks keep the threads balanced when trees differ in size. */
 	ret = fgit_parallel_for(p1->nr_nondelta, 4, nthreads, pass2_chunk, &p);
 	if (ret) {
+		if (p.err_warn[0] && opts->warn)
+			opts->warn(p.err_warn, opts->warn_payload);
 		if (p.err_code)
 			fgit_error_set(p.err_code, "%s", p.err_msg);
 		goto out;
@@ -897,6 +929,7 @@ int fgit_indexer_run(struct fgit_indexer **out, int in_fd, int copy_fd,
 	p.r.copy_fd = copy_fd;
 	p.r.is_file = !fstat(in_fd, &st) && S_ISREG(st.st_mode);
 	p.r.show_bytes = !!(opts->flags & FGIT_INDEX_PACK_RECEIVING);
+	p.r.opts = opts;
 	p.name_inline = nthreads == 1;
 	fgit_checksum_init(&p.r.csum, ix->algo);
 	p.r.cap = 4 * READ_CHUNK;

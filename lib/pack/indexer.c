@@ -43,18 +43,22 @@
 #define BIG_OBJECT (64u << 20)
 #define READ_CHUNK (1u << 20)
 
+/* 32 bytes an object, plus its name in a separate array (rawsz bytes) and
+ * for verify-pack 8 bytes of statistics: git's own entries are larger. */
 struct entry {
 	uint64_t offset;
 	uint64_t size;		/* from the header (a delta's own size for deltas) */
 	uint32_t crc;
-	uint32_t base;		/* STATS: base entry number */
-	uint32_t depth;		/* STATS */
 	uint8_t hdr_len;
 	uint8_t type;		/* as stored */
 	uint8_t real_type;
 	uint8_t named;		/* pass 1 named it already */
 	_Atomic uint8_t claimed;	/* a delta some thread has taken */
-	unsigned char oid[FGIT_MAX_RAWSZ];
+};
+
+struct stat_entry {
+	uint32_t base;		/* base entry number */
+	uint32_t depth;
 };
 
 struct ofs_ref {
@@ -72,6 +76,8 @@ struct fgit_indexer {
 	size_t rawsz;
 	unsigned int flags;
 	struct entry *e;	/* nr + 1: the last one's offset ends the data */
+	unsigned char *oids;	/* nr names of rawsz bytes, in pack order */
+	struct stat_entry *stats;	/* with FGIT_INDEX_PACK_STATS */
 	uint32_t nr;
 	unsigned char pack_hash[FGIT_MAX_RAWSZ];
 	unsigned char *leftover;
@@ -108,6 +114,8 @@ static const char *zerr_name(int status)
 		return "unknown error";
 	}
 }
+
+#define OID(ix, i) ((ix)->oids + (size_t)(i) * (ix)->rawsz)
 
 static int bad_object(uint64_t off, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int bad_object(uint64_t off, const char *fmt, ...)
@@ -275,10 +283,25 @@ struct pass1 {
 	uint32_t *nondelta;
 	uint32_t nr_nondelta;
 	struct ofs_ref *ofs;
-	uint32_t nr_ofs;
+	uint32_t nr_ofs, ofs_alloc;
 	struct ref_ref *ref;
-	uint32_t nr_ref;
+	uint32_t nr_ref, ref_alloc;
 };
+
+/* Grow an array by half again (at most to max items). */
+static int grow(void **arr, uint32_t *alloc, size_t item, uint32_t max)
+{
+	uint64_t want = *alloc + (*alloc >> 1) + 1024;
+	void *n;
+	if (want > max)
+		want = max;
+	n = realloc(*arr, (size_t)want * item);
+	if (!n)
+		return fgit_error_set(FGIT_ENOMEM, "out of memory");
+	*arr = n;
+	*alloc = (uint32_t)want;
+	return 0;
+}
 
 static int name_object(unsigned char *oid_out, int algo, enum fgit_object_type type,
 		       const void *data, size_t len)
@@ -287,7 +310,7 @@ static int name_object(unsigned char *oid_out, int algo, enum fgit_object_type t
 	int ret = fgit_hash_object(&oid, algo, type, data, len);
 	if (ret)
 		return ret;
-	memcpy(oid_out, oid.hash, FGIT_MAX_RAWSZ);
+	memcpy(oid_out, oid.hash, fgit_hash_rawsz(algo));
 	return 0;
 }
 
@@ -306,7 +329,10 @@ static int parse_entry(struct pass1 *p, uint32_t i, uint32_t remaining)
 
 	memset(e, 0, sizeof(*e));
 	e->offset = off;
-	e->base = UINT32_MAX;
+	if (ix->stats) {
+		ix->stats[i].base = UINT32_MAX;
+		ix->stats[i].depth = 0;
+	}
 	if (need(r, 1))
 		return -1;
 	hstart = r->pos;
@@ -341,14 +367,18 @@ static int parse_entry(struct pass1 *p, uint32_t i, uint32_t remaining)
 		}
 		if (!base || base >= off)
 			return bad_object(off, "delta base offset is out of bound");
-		if (p->nr_ofs == UINT32_MAX)
-			return bad_object(off, "too many deltas");
+		if (p->nr_ofs == p->ofs_alloc && grow((void **)&p->ofs, &p->ofs_alloc,
+						      sizeof(*p->ofs), ix->nr))
+			return -1;
 		p->ofs[p->nr_ofs].base_off = off - base;
 		p->ofs[p->nr_ofs++].ent = i;
 		break;
 	}
 	case FGIT_OBJ_REF_DELTA:
 		if (need(r, ix->rawsz))
+			return -1;
+		if (p->nr_ref == p->ref_alloc && grow((void **)&p->ref, &p->ref_alloc,
+						      sizeof(*p->ref), ix->nr))
 			return -1;
 		memset(p->ref[p->nr_ref].oid, 0, FGIT_MAX_RAWSZ);
 		memcpy(p->ref[p->nr_ref].oid, r->buf + r->pos, ix->rawsz);
@@ -404,7 +434,7 @@ static int parse_entry(struct pass1 *p, uint32_t i, uint32_t remaining)
 				return -1;
 		}
 		if (p->name_inline && type <= FGIT_OBJ_TAG) {
-			if (name_object(e->oid, ix->algo, type, p->scratch, (size_t)size))
+			if (name_object(OID(ix, i), ix->algo, type, p->scratch, (size_t)size))
 				return -1;
 			e->named = 1;
 		}
@@ -416,7 +446,7 @@ static int parse_entry(struct pass1 *p, uint32_t i, uint32_t remaining)
 			return -1;
 		if (fgit_objname_final(&oid, &h))
 			return -1;
-		memcpy(e->oid, oid.hash, FGIT_MAX_RAWSZ);
+		memcpy(OID(ix, i), oid.hash, ix->rawsz);
 		e->named = 1;
 	} else {
 		/* A delta this big is held whole in pass 2 anyway. */
@@ -436,20 +466,22 @@ static int parse_entry(struct pass1 *p, uint32_t i, uint32_t remaining)
 static int grow_arrays(struct pass1 *p, uint32_t want)
 {
 	struct fgit_indexer *ix = p->ix;
-	void *a, *b, *c, *d;
+	void *a, *b, *c, *d = NULL;
 	a = realloc(ix->e, ((size_t)want + 1) * sizeof(*ix->e));
 	if (a)
 		ix->e = a;
-	b = realloc(p->nondelta, (size_t)want * sizeof(*p->nondelta));
+	b = realloc(p->nondelta, ((size_t)want + 1) * sizeof(*p->nondelta));
 	if (b)
 		p->nondelta = b;
-	c = realloc(p->ofs, (size_t)want * sizeof(*p->ofs));
+	c = realloc(ix->oids, ((size_t)want + 1) * ix->rawsz);
 	if (c)
-		p->ofs = c;
-	d = realloc(p->ref, (size_t)want * sizeof(*p->ref));
-	if (d)
-		p->ref = d;
-	if (!a || !b || !c || !d)
+		ix->oids = c;
+	if (ix->flags & FGIT_INDEX_PACK_STATS) {
+		d = realloc(ix->stats, ((size_t)want + 1) * sizeof(*ix->stats));
+		if (d)
+			ix->stats = d;
+	}
+	if (!a || !b || !c || ((ix->flags & FGIT_INDEX_PACK_STATS) && !d))
 		return fgit_error_set(FGIT_ENOMEM, "out of memory");
 	return 0;
 }
@@ -725,9 +757,11 @@ static int resolve_tree(struct pass2 *p, struct worker *w)
 			return bad_object(c->offset, "failed to apply delta");
 		}
 		c->real_type = base->real_type;
-		c->depth = base->depth + 1;
-		c->base = f->ent;
-		ret = name_object(c->oid, ix->algo, c->real_type, result, rsize);
+		if (ix->stats) {
+			ix->stats[ci].depth = ix->stats[f->ent].depth + 1;
+			ix->stats[ci].base = f->ent;
+		}
+		ret = name_object(OID(ix, ci), ix->algo, c->real_type, result, rsize);
 		if (ret) {
 			free(result);
 			return ret;
@@ -738,7 +772,7 @@ static int resolve_tree(struct pass2 *p, struct worker *w)
 		ofs_range(p, c->offset, &olo, &ohi);
 		rlo = rhi = 0;
 		if (p->nr_ref)
-			ref_range(p, c->oid, &rlo, &rhi);
+			ref_range(p, OID(ix, ci), &rlo, &rhi);
 		/* The base's last child: let go of the base before going down. */
 		if (f->ofs_lo == f->ofs_hi && f->ref_lo == f->ref_hi) {
 			free(f->data);
@@ -774,7 +808,7 @@ static int pass2_chunk(size_t begin, size_t end, int worker, void *payload)
 		ofs_range(p, e->offset, &olo, &ohi);
 		if (e->named) {
 			if (p->nr_ref)
-				ref_range(p, e->oid, &rlo, &rhi);
+				ref_range(p, OID(ix, i), &rlo, &rhi);
 			if (olo == ohi && rlo == rhi)
 				continue;
 		}
@@ -782,13 +816,13 @@ static int pass2_chunk(size_t begin, size_t end, int worker, void *payload)
 		if (ret)
 			return keep_error(p, w, ret);
 		if (!e->named) {
-			ret = name_object(e->oid, ix->algo, e->type, data, (size_t)e->size);
+			ret = name_object(OID(ix, i), ix->algo, e->type, data, (size_t)e->size);
 			if (ret) {
 				free(data);
 				return keep_error(p, w, ret);
 			}
 			if (p->nr_ref)
-				ref_range(p, e->oid, &rlo, &rhi);
+				ref_range(p, OID(ix, i), &rlo, &rhi);
 		}
 		if (olo == ohi && rlo == rhi) {
 			free(data);
@@ -932,7 +966,7 @@ int fgit_indexer_run(struct fgit_indexer **out, int in_fd, int copy_fd,
 	p.r.opts = opts;
 	p.name_inline = nthreads == 1;
 	fgit_checksum_init(&p.r.csum, ix->algo);
-	p.r.cap = 4 * READ_CHUNK;
+	p.r.cap = 2 * READ_CHUNK;
 	p.r.buf = malloc(p.r.cap);
 	p.dd = libdeflate_alloc_decompressor();
 	if (!p.r.buf || !p.dd) {
@@ -974,6 +1008,8 @@ void fgit_indexer_free(struct fgit_indexer *ix)
 	if (!ix)
 		return;
 	free(ix->e);
+	free(ix->oids);
+	free(ix->stats);
 	free(ix->leftover);
 	free(ix);
 }
@@ -998,19 +1034,19 @@ void fgit_indexer_entry(struct fgit_pack_entry_info *out, const struct fgit_inde
 			uint32_t i)
 {
 	const struct entry *e = &ix->e[i];
-	fgit_oid_from_raw(&out->oid, e->oid, ix->algo);
+	fgit_oid_from_raw(&out->oid, OID(ix, i), ix->algo);
 	out->type = e->real_type;
 	out->pack_type = e->type;
 	out->size = e->size;
 	out->offset = e->offset;
 	out->packed_size = ix->e[i + 1].offset - e->offset;
 	out->crc32 = e->crc;
-	out->depth = e->depth;
-	out->base = e->base;
+	out->depth = ix->stats ? ix->stats[i].depth : 0;
+	out->base = ix->stats ? ix->stats[i].base : UINT32_MAX;
 }
 
 /* For idx.c: raw access without copying. */
 const unsigned char *fgit__indexer_oid(const struct fgit_indexer *ix, uint32_t i)
 {
-	return ix->e[i].oid;
+	return OID(ix, i);
 }

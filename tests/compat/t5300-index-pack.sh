@@ -4,7 +4,7 @@
 # and nothing left behind when a pack is refused.
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib.sh"
-MKPACK="python3 $HERE/mkpack.py"
+MKPACK="python3 $HERE/mkpack-index.py"
 
 git init -q small && (
 	cd small &&
@@ -135,7 +135,7 @@ test_expect_success '-v: final progress lines as git prints them' '
 	diff -u "$CMP/g.meters" "$CMP/f.meters"
 '
 
-# Hand-made packs (mkpack.py): each refused like git (exit code, "fatal:"
+# Hand-made packs (mkpack-index.py): each refused like git (exit code, "fatal:"
 # or "error:" first), with no .idx left behind; the good ones identical.
 for c in ok duplicate empty; do
 	test_expect_success "hand-made pack: $c" '

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""mkpack.py CASE OUT: write a small hand-made pack exercising one kind of
+"""mkpack-index.py CASE OUT: write a small hand-made pack exercising one kind of
 bad (or unusual) input, for the index-pack compat tests.  Everything here is
 built from the pack format description (gitformat-pack), not from git."""
 import hashlib, struct, sys, zlib

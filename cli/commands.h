@@ -3,6 +3,9 @@
  * Keep sorted.  Each lives in cli/cmd_<c_identifier>.c.
  */
 #define FGIT_COMMANDS(X) \
+	X("cat-file", cat_file) \
+	X("count-objects", count_objects) \
+	X("hash-object", hash_object) \
 	X("index-pack", index_pack) \
 	X("show-index", show_index) \
 	X("verify-pack", verify_pack) \

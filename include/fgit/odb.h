@@ -109,16 +109,53 @@ int fgit_odb_foreach(struct fgit_odb *odb, unsigned int flags,
 
 /* Counts for count-objects -v. */
 struct fgit_odb_counts {
-	uint64_t loose_count, loose_size_kib;	/* size in KiB of disk blocks, as git */
-	uint64_t packed_count, pack_count, pack_size_kib;
-	uint64_t prune_packable;
-	uint64_t garbage_count, garbage_size_kib;
+	uint64_t loose_count, loose_size;	/* bytes of disk blocks, as git */
+	uint64_t packed_count, pack_count, pack_size;	/* .pack + .idx bytes */
+	uint64_t prune_packable;		/* loose objects also in a pack */
+	uint64_t garbage_count, garbage_size;
 };
 /* garbage_cb, if not NULL, is called with the path of each garbage file,
  * in the order git reports them. */
 int fgit_odb_count(struct fgit_odb_counts *out, struct fgit_odb *odb,
 		   void (*garbage_cb)(const char *path, const char *why, void *payload),
 		   void *payload);
+
+/*
+ * Write an object whose content is read from fd (exactly size bytes), in
+ * one pass: the bytes read are hashed and deflated together, so the stored
+ * object always matches its name even if the file changes meanwhile (a
+ * file that shrinks or grows is an error).  For content too big to hold.
+ */
+int fgit_odb_write_fd(struct fgit_oid *out, struct fgit_odb *odb,
+		      enum fgit_object_type type, int fd, uint64_t size);
+
+/*
+ * Streaming read, for objects too big to hold in memory (loose objects and
+ * undeltified packed objects are inflated as read; deltas are resolved in
+ * memory first).  A stream belongs to one thread at a time.
+ */
+struct fgit_odb_stream;
+int fgit_odb_stream_open(struct fgit_odb_stream **out, enum fgit_object_type *type_out,
+			 uint64_t *size_out, struct fgit_odb *odb,
+			 const struct fgit_oid *oid);
+/* Bytes read into buf (0 at the end), or a negative error. */
+long fgit_odb_stream_read(struct fgit_odb_stream *s, void *buf, size_t len);
+void fgit_odb_stream_free(struct fgit_odb_stream *s);
+
+/*
+ * Where an object lives, for callers that walk pack order (e.g. cat-file
+ * --batch-all-objects --unordered): like fgit_odb_foreach with
+ * FGIT_FOREACH_PACK_ORDER, but also passing the object's pack number
+ * (0-based, in this database's pack list; -1 for loose or alternates) and
+ * its offset, in pack order.
+ */
+int fgit_odb_foreach_located(struct fgit_odb *odb, unsigned int flags,
+			     int (*cb)(const struct fgit_oid *oid, int pack,
+				       uint64_t offset, void *payload),
+			     void *payload);
+
+/* Paths of the alternate object directories, in order (borrowed). */
+size_t fgit_odb_alternates(const struct fgit_odb *odb, const char **out, size_t max);
 
 /* Hash algorithm of this database. */
 int fgit_odb_algo(const struct fgit_odb *odb);

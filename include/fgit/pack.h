@@ -149,18 +149,4 @@ int fgit_idx_parse(const unsigned char *data, size_t len, int algo,
 /* Version of an .idx in memory: 1, 2, or FGIT_EINVALID. */
 int fgit_idx_version(const unsigned char *data, size_t len);
 
-/*
- * Apply a git delta to base.  *out (malloc'd, one extra NUL byte, owned by
- * the caller) receives the result, *out_size its size.  Every instruction is
- * bounds-checked against the base, the delta and the declared result size.
- * FGIT_EINVALID on a malformed delta, with git's patch_delta message ("delta
- * replay has gone wild", "unexpected delta opcode 0", or "" for a base of
- * the wrong size).
- */
-int fgit_delta_apply(void **out, size_t *out_size, const void *base, size_t base_size,
-		     const void *delta, size_t delta_size);
-/* The result size a delta declares, or FGIT_EINVALID. */
-int fgit_delta_sizes(uint64_t *base_size, uint64_t *result_size,
-		     const void *delta, size_t delta_size);
-
 #endif

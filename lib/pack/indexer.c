@@ -37,6 +37,7 @@
 #include "fgit/pack.h"
 #include "fgit/progress.h"
 #include "fgit/thread.h"
+#include "odb/delta.h"
 
 /* Objects larger than this are inflated by zlib in chunks in pass 1 (and
  * named there), so pass 1 never needs a buffer of their size. */
@@ -727,6 +728,7 @@ static int resolve_tree(struct pass2 *p, struct worker *w)
 		struct frame *f = &w->stack[w->depth - 1];
 		struct entry *base, *c;
 		unsigned char *delta = NULL, *result = NULL;
+		uint64_t bsz, rsz;
 		size_t rsize;
 		uint32_t ci, olo, ohi, rlo, rhi;
 		int ret;
@@ -747,15 +749,33 @@ static int resolve_tree(struct pass2 *p, struct worker *w)
 		ret = load_entry(&delta, p, w, ci);
 		if (ret)
 			return ret;
-		ret = fgit_delta_apply((void **)&result, &rsize, f->data, (size_t)f->size,
-				       delta, (size_t)c->size);
-		free(delta);
-		if (ret == FGIT_ENOMEM)
-			return fgit_error_set(FGIT_ENOMEM, "out of memory");
-		if (ret) {
-			snprintf(w->warn, sizeof(w->warn), "%s", fgit_error_last());
+		/*
+		 * lib/odb's bounds-checked delta code; git's patch_delta says
+		 * nothing for a base of the wrong size, "unexpected delta
+		 * opcode 0" for that, and "delta replay has gone wild" for the
+		 * rest, before index-pack's fatal line.
+		 */
+		if (fgit_delta_sizes(delta, (size_t)c->size, &bsz, &rsz) < 0 || bsz != f->size) {
+			free(delta);
+			w->warn[0] = 0;
 			return bad_object(c->offset, "failed to apply delta");
 		}
+		if (rsz >= SIZE_MAX || !(result = malloc((size_t)rsz + 1))) {
+			free(delta);
+			return fgit_error_set(FGIT_ENOMEM, "out of memory");
+		}
+		rsize = (size_t)rsz;
+		ret = fgit_delta_apply(result, rsize, f->data, (size_t)f->size, delta,
+				       (size_t)c->size);
+		free(delta);
+		if (ret) {
+			snprintf(w->warn, sizeof(w->warn), "%s",
+				 !strcmp(fgit_error_last(), "unexpected delta opcode 0") ?
+				 "unexpected delta opcode 0" : "delta replay has gone wild");
+			free(result);
+			return bad_object(c->offset, "failed to apply delta");
+		}
+		result[rsize] = 0;
 		c->real_type = base->real_type;
 		if (ix->stats) {
 			ix->stats[ci].depth = ix->stats[f->ent].depth + 1;

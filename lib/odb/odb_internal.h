@@ -1,0 +1,131 @@
+/*
+ * Internals of the object database, shared by the .c files of lib/odb.  Not installed.
+ */
+#ifndef FGIT_ODB_INTERNAL_H
+#define FGIT_ODB_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <zlib.h>
+#include "fgit/common.h"
+#include "fgit/odb.h"
+
+struct libdeflate_decompressor;
+
+/* Longest delta chain we follow; git writes at most --depth=4095. */
+#define ODB_MAX_DELTA_DEPTH 10000
+/* Alternates nest at most this deep (as git). */
+#define ODB_MAX_ALT_DEPTH 5
+
+struct pack {
+	char *pack_path;		/* ".../pack-<hash>.pack" */
+	char *idx_path;
+	int algo;
+	size_t rawsz;
+	/* .idx, mapped read-only at scan time */
+	const unsigned char *idx_map;
+	size_t idx_size;
+	int idx_version;		/* 1 or 2 */
+	uint32_t nr;
+	const unsigned char *fanout;	/* 256 big-endian uint32 */
+	const unsigned char *names;	/* first name; stride name_stride */
+	size_t name_stride;		/* v1: 4 + rawsz (offset first); v2: rawsz */
+	const unsigned char *off32;	/* v2 */
+	const unsigned char *off64;	/* v2 */
+	size_t n_off64;
+	/* .pack, mapped on first use */
+	pthread_mutex_t lock;
+	atomic_int state;		/* 0 unopened, 1 open, -1 failed */
+	const unsigned char *data;
+	uint64_t data_size;
+	uint64_t pack_file_size;
+	/* offsets sorted: idx positions in pack order, built on demand */
+	uint32_t *_Atomic rev;
+	uint64_t mtime;
+};
+
+struct odb_cache;
+
+struct fgit_odb {
+	char *path;
+	struct fgit_odb_options opts;
+	int algo;
+	int depth;			/* alternate nesting level */
+	pthread_rwlock_t packs_lock;
+	struct pack **packs;
+	size_t npacks, packs_alloc;
+	atomic_uint last_pack;		/* index of the pack that hit last */
+	struct fgit_odb **alts;
+	size_t nalts;
+	struct odb_cache *cache;
+};
+
+/* ---- zlib helpers (thread-local inflaters) ---- */
+struct libdeflate_decompressor *odb_libdeflate(void);
+z_stream *odb_zstream(void);		/* inflateInit'd, reset, per thread */
+
+/* ---- loose objects (loose.c) ---- */
+void odb_loose_path(char *out, size_t outsz, const struct fgit_odb *odb,
+		    const struct fgit_oid *oid);
+int odb_loose_read(void **out, size_t *size, enum fgit_object_type *type,
+		   struct fgit_odb *odb, const struct fgit_oid *oid);
+int odb_loose_info(struct fgit_object_info *out, struct fgit_odb *odb,
+		   const struct fgit_oid *oid, unsigned int flags);
+int odb_loose_exists(struct fgit_odb *odb, const struct fgit_oid *oid);
+int odb_loose_write_buf(struct fgit_odb *odb, const struct fgit_oid *oid,
+			enum fgit_object_type type, const void *data, size_t len);
+int odb_loose_write_fd(struct fgit_oid *out, struct fgit_odb *odb,
+		       enum fgit_object_type type, int in_fd, uint64_t size);
+/* Parse "<type> <size>\0" in [p, p+n); returns header length incl. NUL or -1. */
+int odb_parse_loose_header(const unsigned char *p, size_t n,
+			   enum fgit_object_type *type, uint64_t *size);
+
+/* ---- packs (pack.c) ---- */
+int pack_open_idx(struct pack **out, const char *idx_path, int algo);
+void pack_free(struct pack *p);
+/* 1 and *pos if the pack has oid, 0 if not. */
+int pack_find(const struct pack *p, const struct fgit_oid *oid, uint32_t *pos);
+void pack_name_at(struct fgit_oid *out, const struct pack *p, uint32_t pos);
+int pack_offset_at(uint64_t *out, struct pack *p, uint32_t pos);
+int pack_ensure_open(struct pack *p);
+int pack_ensure_rev(struct pack *p);
+/* Read and resolve the object at offset. */
+int pack_read(void **out, size_t *size, enum fgit_object_type *type,
+	      struct fgit_odb *odb, struct pack *p, uint64_t off);
+int pack_info(struct fgit_object_info *out, struct fgit_odb *odb,
+	      struct pack *p, uint32_t pos, uint64_t off, unsigned int flags);
+/* Entry header at off: type (possibly a delta type), size, zlib data. */
+int pack_entry_raw(struct pack *p, uint64_t off, enum fgit_object_type *type,
+		   uint64_t *size, const unsigned char **zdata, size_t *zavail);
+/* First position >= prefix (for prefix scans). */
+uint32_t pack_lower_bound(const struct pack *p, const struct fgit_oid *oid);
+
+/* Lookup of an id in this odb's packs (not alternates). */
+int odb_find_packed(struct pack **pack, uint32_t *pos, struct fgit_odb *odb,
+		    const struct fgit_oid *oid);
+
+/* ---- delta-base cache (cache.c) ---- */
+struct odb_cache_entry {
+	struct pack *pack;
+	uint64_t off;
+	enum fgit_object_type type;
+	size_t size;
+	unsigned char *data;
+	atomic_int refs;
+	struct odb_cache_entry *hnext, *lprev, *lnext;
+};
+struct odb_cache *odb_cache_new(size_t limit);
+void odb_cache_free(struct odb_cache *c);
+/* A referenced entry or NULL; release with odb_cache_put. */
+struct odb_cache_entry *odb_cache_get(struct odb_cache *c, struct pack *p, uint64_t off);
+/* Add data (ownership moves to the entry); returns a referenced entry. */
+struct odb_cache_entry *odb_cache_add(struct odb_cache *c, struct pack *p, uint64_t off,
+				      enum fgit_object_type type, unsigned char *data,
+				      size_t size);
+void odb_cache_put(struct odb_cache_entry *e);
+
+/* ---- deltas (delta.c) ---- */
+#include "odb/delta.h"
+
+#endif

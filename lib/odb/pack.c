@@ -1,0 +1,716 @@
+/*
+ * Packs: .idx v1/v2 lookup, .pack v2/v3 entries, delta chains.
+ *
+ * The .idx is mapped read-only when the pack list is scanned and shared by
+ * all threads.  The .pack is mapped read-only on first use (one mutex per
+ * pack guards only that), and every later read is plain loads from the
+ * shared mapping: no lock is held while inflating, so any number of threads
+ * resolve objects at once.  Inflation uses libdeflate with the exact size
+ * from the entry header (one call, no streaming state), with a per-thread
+ * decompressor.  Delta chains are followed iteratively up to
+ * ODB_MAX_DELTA_DEPTH, consulting the sharded delta-base cache at each step.
+ *
+ * Every offset and size read from the files is checked against the mapping
+ * before use: a corrupt pack gives FGIT_EINVALID, never an access outside it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libdeflate.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "fgit/hash.h"
+#include "odb/odb_internal.h"
+
+static inline uint32_t be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static inline uint64_t be64(const unsigned char *p)
+{
+	return (uint64_t)be32(p) << 32 | be32(p + 4);
+}
+
+int pack_open_idx(struct pack **out, const char *idx_path, int algo)
+{
+	struct pack *p = NULL;
+	struct stat st;
+	void *map = MAP_FAILED;
+	size_t rawsz = fgit_hash_rawsz(algo), len, n;
+	int fd, r, i;
+	uint64_t min, max;
+
+	fd = open(idx_path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return fgit_error_errno(errno == ENOENT ? FGIT_ENOTFOUND : FGIT_ERROR,
+					"unable to open %s", idx_path);
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return fgit_error_errno(FGIT_ERROR, "unable to stat %s", idx_path);
+	}
+	len = (size_t)st.st_size;
+	if (len < 256 * 4 + 2 * rawsz) {
+		close(fd);
+		return fgit_error_set(FGIT_EINVALID, "index file %s is too small", idx_path);
+	}
+	map = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return fgit_error_errno(FGIT_ERROR, "unable to mmap %s", idx_path);
+	p = calloc(1, sizeof(*p));
+	if (!p) {
+		r = fgit_error_set(FGIT_ENOMEM, "out of memory");
+		goto fail;
+	}
+	p->idx_map = map;
+	p->idx_size = len;
+	p->algo = algo;
+	p->rawsz = rawsz;
+	p->mtime = (uint64_t)st.st_mtime;
+	pthread_mutex_init(&p->lock, NULL);
+	if (!memcmp(map, "\377tOc", 4)) {
+		p->idx_version = (int)be32(p->idx_map + 4);
+		if (p->idx_version != 2) {
+			r = fgit_error_set(FGIT_EINVALID,
+					   "index file %s is version %d and is not supported by this binary"
+					   " (try upgrading GIT to a newer version)",
+					   idx_path, p->idx_version);
+			goto fail;
+		}
+		if (len < 8 + 256 * 4 + 2 * rawsz) {
+			r = fgit_error_set(FGIT_EINVALID, "index file %s is too small", idx_path);
+			goto fail;
+		}
+		p->fanout = p->idx_map + 8;
+	} else {
+		p->idx_version = 1;
+		p->fanout = p->idx_map;
+	}
+	for (i = 1; i < 256; i++)
+		if (be32(p->fanout + 4 * i) < be32(p->fanout + 4 * (i - 1))) {
+			r = fgit_error_set(FGIT_EINVALID, "non-monotonic index %s", idx_path);
+			goto fail;
+		}
+	p->nr = n = be32(p->fanout + 4 * 255);
+	if (p->idx_version == 1) {
+		if ((uint64_t)len != 1024 + (uint64_t)n * (rawsz + 4) + 2 * rawsz) {
+			r = fgit_error_set(FGIT_EINVALID, "wrong index v1 file size in %s", idx_path);
+			goto fail;
+		}
+		p->names = p->idx_map + 1024 + 4;
+		p->name_stride = rawsz + 4;
+	} else {
+		min = 8 + 1024 + (uint64_t)n * (rawsz + 8) + 2 * rawsz;
+		max = min + (n ? (uint64_t)(n - 1) * 8 : 0);
+		/* as git, trailing bytes that fit the 64-bit table are tolerated */
+		if ((uint64_t)len < min || (uint64_t)len > max) {
+			r = fgit_error_set(FGIT_EINVALID, "wrong index v2 file size in %s", idx_path);
+			goto fail;
+		}
+		p->names = p->idx_map + 8 + 1024;
+		p->name_stride = rawsz;
+		p->off32 = p->names + (size_t)n * rawsz + (size_t)n * 4;
+		p->off64 = p->off32 + (size_t)n * 4;
+		p->n_off64 = (size_t)(((uint64_t)len - min) / 8);
+	}
+	p->idx_path = strdup(idx_path);
+	n = strlen(idx_path);
+	p->pack_path = malloc(n + 2);
+	if (!p->idx_path || !p->pack_path) {
+		r = fgit_error_set(FGIT_ENOMEM, "out of memory");
+		goto fail;
+	}
+	memcpy(p->pack_path, idx_path, n + 1);
+	if (n > 4 && !strcmp(idx_path + n - 4, ".idx"))
+		strcpy(p->pack_path + n - 4, ".pack");
+	*out = p;
+	return 0;
+fail:
+	if (p) {
+		free(p->idx_path);
+		free(p->pack_path);
+		free(p);
+	}
+	munmap(map, len);
+	return r;
+}
+
+void pack_free(struct pack *p)
+{
+	if (!p)
+		return;
+	if (p->data)
+		munmap((void *)p->data, p->pack_file_size);
+	munmap((void *)p->idx_map, p->idx_size);
+	free(p->rev);
+	pthread_mutex_destroy(&p->lock);
+	free(p->idx_path);
+	free(p->pack_path);
+	free(p);
+}
+
+int pack_ensure_open(struct pack *p)
+{
+	struct stat st;
+	void *map;
+	int fd, r = 0;
+
+	if (atomic_load_explicit(&p->state, memory_order_acquire) == 1)
+		return 0;
+	pthread_mutex_lock(&p->lock);
+	if (p->state == 1)
+		goto out;
+	fd = open(p->pack_path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		r = fgit_error_errno(FGIT_ERROR, "packfile %s cannot be accessed", p->pack_path);
+		goto out;
+	}
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		r = fgit_error_errno(FGIT_ERROR, "unable to stat %s", p->pack_path);
+		goto out;
+	}
+	if ((uint64_t)st.st_size < 12 + p->rawsz) {
+		close(fd);
+		r = fgit_error_set(FGIT_EINVALID, "file %s is far too short to be a packfile",
+				   p->pack_path);
+		goto out;
+	}
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED) {
+		r = fgit_error_errno(FGIT_ERROR, "unable to mmap %s", p->pack_path);
+		goto out;
+	}
+	{
+		const unsigned char *d = map;
+		uint32_t ver = be32(d + 4), nr = be32(d + 8);
+		if (memcmp(d, "PACK", 4))
+			r = fgit_error_set(FGIT_EINVALID, "file %s is not a GIT packfile",
+					   p->pack_path);
+		else if (ver != 2 && ver != 3)
+			r = fgit_error_set(FGIT_EINVALID, "packfile %s is version %u and not"
+					   " supported (try upgrading GIT to a newer version)",
+					   p->pack_path, ver);
+		else if (nr != p->nr)
+			r = fgit_error_set(FGIT_EINVALID, "packfile %s claims to have %u objects"
+					   " while index indicates %u objects",
+					   p->pack_path, nr, p->nr);
+		else if (memcmp(d + st.st_size - p->rawsz,
+				p->idx_map + p->idx_size - 2 * p->rawsz, p->rawsz))
+			r = fgit_error_set(FGIT_EINVALID, "packfile %s does not match index",
+					   p->pack_path);
+		if (r < 0) {
+			munmap(map, (size_t)st.st_size);
+			goto out;
+		}
+	}
+	p->data = map;
+	p->pack_file_size = (uint64_t)st.st_size;
+	p->data_size = (uint64_t)st.st_size - p->rawsz;	/* entries end at the trailer */
+	atomic_store_explicit(&p->state, 1, memory_order_release);
+out:
+	pthread_mutex_unlock(&p->lock);
+	return r;
+}
+
+void pack_name_at(struct fgit_oid *out, const struct pack *p, uint32_t pos)
+{
+	fgit_oid_from_raw(out, p->names + (size_t)pos * p->name_stride, p->algo);
+}
+
+int pack_offset_at(uint64_t *out, struct pack *p, uint32_t pos)
+{
+	if (p->idx_version == 1) {
+		*out = be32(p->names + (size_t)pos * p->name_stride - 4);
+		return 0;
+	} else {
+		uint32_t o = be32(p->off32 + 4 * (size_t)pos);
+		if (!(o & 0x80000000u)) {
+			*out = o;
+			return 0;
+		}
+		o &= 0x7fffffffu;
+		if (o >= p->n_off64)
+			return fgit_error_set(FGIT_EINVALID, "bad offset for revindex in %s",
+					      p->idx_path);
+		*out = be64(p->off64 + 8 * (size_t)o);
+		return 0;
+	}
+}
+
+uint32_t pack_lower_bound(const struct pack *p, const struct fgit_oid *oid)
+{
+	unsigned b = oid->hash[0];
+	uint32_t lo = b ? be32(p->fanout + 4 * (b - 1)) : 0;
+	uint32_t hi = be32(p->fanout + 4 * b);
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (memcmp(p->names + (size_t)mid * p->name_stride, oid->hash, p->rawsz) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int pack_find(const struct pack *p, const struct fgit_oid *oid, uint32_t *pos)
+{
+	uint32_t i = pack_lower_bound(p, oid);
+	if (i < p->nr && !memcmp(p->names + (size_t)i * p->name_stride, oid->hash, p->rawsz)) {
+		*pos = i;
+		return 1;
+	}
+	return 0;
+}
+
+/* ---- reverse index ---- */
+
+struct rev_pair {
+	uint64_t off;
+	uint32_t pos;
+};
+
+static int rev_cmp(const void *a, const void *b)
+{
+	const struct rev_pair *x = a, *y = b;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+int pack_ensure_rev(struct pack *p)
+{
+	struct rev_pair *pairs;
+	uint32_t *rev, i;
+	int r = 0;
+
+	if (atomic_load_explicit(&p->rev, memory_order_acquire))
+		return 0;
+	pairs = malloc(((size_t)p->nr + 1) * sizeof(*pairs));
+	rev = malloc(((size_t)p->nr + 1) * sizeof(*rev));
+	if (!pairs || !rev) {
+		r = fgit_error_set(FGIT_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < p->nr; i++) {
+		if ((r = pack_offset_at(&pairs[i].off, p, i)) < 0)
+			goto out;
+		pairs[i].pos = i;
+	}
+	qsort(pairs, p->nr, sizeof(*pairs), rev_cmp);
+	for (i = 0; i < p->nr; i++)
+		rev[i] = pairs[i].pos;
+	pthread_mutex_lock(&p->lock);
+	if (!p->rev) {
+		atomic_store_explicit(&p->rev, rev, memory_order_release);
+		rev = NULL;
+	}
+	pthread_mutex_unlock(&p->lock);
+out:
+	free(pairs);
+	free(rev);
+	return r;
+}
+
+/* Index into rev of the entry at offset off, or -1. */
+static int64_t rev_find(struct pack *p, uint64_t off)
+{
+	uint32_t lo = 0, hi = p->nr;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		uint64_t o;
+		if (pack_offset_at(&o, p, p->rev[mid]) < 0)
+			return -1;
+		if (o == off)
+			return mid;
+		if (o < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+/* ---- entries ---- */
+
+struct entry {
+	enum fgit_object_type type;
+	uint64_t size;			/* inflated size (delta size for deltas) */
+	uint64_t data_off;		/* start of the zlib stream */
+	uint64_t base_off;		/* OFS_DELTA */
+	struct fgit_oid base_oid;	/* REF_DELTA */
+};
+
+static int bad_entry(struct pack *p, uint64_t off, const char *what)
+{
+	return fgit_error_set(FGIT_EINVALID, "%s at offset %llu in %s", what,
+			      (unsigned long long)off, p->pack_path);
+}
+
+static int parse_entry(struct entry *e, struct pack *p, uint64_t off)
+{
+	const unsigned char *d = p->data;
+	uint64_t end = p->data_size, pos = off, size;
+	unsigned shift = 4;
+	unsigned char c;
+
+	if (off < 12 || off >= end)
+		return bad_entry(p, off, "offset out of range");
+	c = d[pos++];
+	e->type = (c >> 4) & 7;
+	size = c & 15;
+	while (c & 0x80) {
+		if (pos >= end || shift > 57)
+			return bad_entry(p, off, "bad object header");
+		c = d[pos++];
+		size |= (uint64_t)(c & 0x7f) << shift;
+		shift += 7;
+	}
+	e->size = size;
+	if (e->type == FGIT_OBJ_OFS_DELTA) {
+		uint64_t rel;
+		if (pos >= end)
+			return bad_entry(p, off, "bad delta base offset");
+		c = d[pos++];
+		rel = c & 0x7f;
+		while (c & 0x80) {
+			if (pos >= end || rel >= (UINT64_MAX >> 7) - 1)
+				return bad_entry(p, off, "bad delta base offset");
+			c = d[pos++];
+			rel = ((rel + 1) << 7) | (c & 0x7f);
+		}
+		if (!rel || rel > off)
+			return bad_entry(p, off, "delta base offset out of bound");
+		e->base_off = off - rel;
+	} else if (e->type == FGIT_OBJ_REF_DELTA) {
+		if (end - pos < p->rawsz)
+			return bad_entry(p, off, "truncated delta base");
+		fgit_oid_from_raw(&e->base_oid, d + pos, p->algo);
+		pos += p->rawsz;
+	} else if (e->type < FGIT_OBJ_COMMIT || e->type > FGIT_OBJ_TAG) {
+		return bad_entry(p, off, "unknown object type");
+	}
+	if (pos >= end)
+		return bad_entry(p, off, "truncated object");
+	e->data_off = pos;
+	/* deflate cannot expand by more than ~1032x: reject absurd sizes early */
+	if (e->size / 1032 > end - pos + 1)
+		return bad_entry(p, off, "object size is larger than its data allows");
+	return 0;
+}
+
+/* Inflate the zlib stream at data_off into a new buffer of exactly size bytes. */
+static int inflate_entry(unsigned char **out, struct pack *p, uint64_t off,
+			 const struct entry *e)
+{
+	struct libdeflate_decompressor *ld = odb_libdeflate();
+	unsigned char *buf;
+	size_t in_used;
+	enum libdeflate_result lr;
+
+	if (e->size >= SIZE_MAX)
+		return fgit_error_set(FGIT_ENOMEM, "object too large");
+	buf = malloc((size_t)e->size + 1);
+	if (!buf || !ld) {
+		free(buf);
+		return fgit_error_set(FGIT_ENOMEM, "out of memory (%llu bytes)",
+				      (unsigned long long)e->size);
+	}
+	lr = libdeflate_zlib_decompress_ex(ld, p->data + e->data_off,
+					   (size_t)(p->data_size - e->data_off),
+					   buf, (size_t)e->size, &in_used, NULL);
+	if (lr != LIBDEFLATE_SUCCESS) {
+		free(buf);
+		return bad_entry(p, off, "inflate: data stream error: failed to read object");
+	}
+	buf[e->size] = 0;
+	*out = buf;
+	return 0;
+}
+
+struct chain_ent {
+	struct pack *p;
+	uint64_t off;
+	struct entry e;
+};
+
+static _Thread_local int read_depth;
+
+int pack_read(void **out, size_t *size_out, enum fgit_object_type *type_out,
+	      struct fgit_odb *odb, struct pack *p, uint64_t off)
+{
+	struct chain_ent small[32], *chain = small, *tmp;
+	size_t n = 0, alloc = 32;
+	struct odb_cache_entry *cur_ent = NULL;
+	unsigned char *cur = NULL;
+	size_t cur_size = 0;
+	enum fgit_object_type cur_type = FGIT_OBJ_BAD;
+	struct entry e;
+	int r = 0;
+
+	if (read_depth > 8)
+		return fgit_error_set(FGIT_EINVALID, "delta base recursion too deep");
+	read_depth++;
+	for (;;) {
+		if ((r = pack_ensure_open(p)) < 0)
+			goto out;
+		if ((cur_ent = odb_cache_get(odb->cache, p, off))) {
+			cur_size = cur_ent->size;
+			cur_type = cur_ent->type;
+			break;
+		}
+		if ((r = parse_entry(&e, p, off)) < 0)
+			goto out;
+		if (e.type != FGIT_OBJ_OFS_DELTA && e.type != FGIT_OBJ_REF_DELTA) {
+			if ((r = inflate_entry(&cur, p, off, &e)) < 0)
+				goto out;
+			cur_size = (size_t)e.size;
+			cur_type = e.type;
+			if (n) {	/* a base: share it */
+				cur_ent = odb_cache_add(odb->cache, p, off, cur_type, cur, cur_size);
+				cur = NULL;
+				if (!cur_ent) {
+					r = fgit_error_set(FGIT_ENOMEM, "out of memory");
+					goto out;
+				}
+			}
+			break;
+		}
+		if (n >= ODB_MAX_DELTA_DEPTH) {
+			r = bad_entry(p, off, "delta chain too deep");
+			goto out;
+		}
+		if (n == alloc) {
+			alloc *= 2;
+			tmp = chain == small ? malloc(alloc * sizeof(*chain))
+				: realloc(chain, alloc * sizeof(*chain));
+			if (!tmp) {
+				r = fgit_error_set(FGIT_ENOMEM, "out of memory");
+				goto out;
+			}
+			if (chain == small)
+				memcpy(tmp, small, sizeof(small));
+			chain = tmp;
+		}
+		chain[n].p = p;
+		chain[n].off = off;
+		chain[n].e = e;
+		n++;
+		if (e.type == FGIT_OBJ_OFS_DELTA) {
+			off = e.base_off;
+		} else {
+			struct pack *q;
+			uint32_t pos;
+			if (odb_find_packed(&q, &pos, odb, &e.base_oid)) {
+				p = q;
+				if ((r = pack_offset_at(&off, p, pos)) < 0)
+					goto out;
+			} else {
+				void *b;
+				size_t bs;
+				r = fgit_odb_read(&b, &bs, &cur_type, odb, &e.base_oid);
+				if (r < 0) {
+					char hex[FGIT_MAX_HEXSZ + 1];
+					if (r == FGIT_ENOTFOUND)
+						r = fgit_error_set(FGIT_EINVALID,
+							"failed to read delta base object %s",
+							fgit_oid_to_hex(hex, &e.base_oid));
+					goto out;
+				}
+				cur = b;
+				cur_size = bs;
+				break;
+			}
+		}
+	}
+	/* Apply the deltas from the base outwards. */
+	while (n) {
+		struct chain_ent *c = &chain[--n];
+		unsigned char *delta = NULL, *res;
+		uint64_t src, dst;
+		const unsigned char *base = cur_ent ? cur_ent->data : cur;
+
+		if ((r = inflate_entry(&delta, c->p, c->off, &c->e)) < 0)
+			goto out;
+		if (fgit_delta_sizes(delta, (size_t)c->e.size, &src, &dst) < 0 ||
+		    src != cur_size) {
+			free(delta);
+			r = bad_entry(c->p, c->off, "delta base size mismatch");
+			goto out;
+		}
+		if (dst >= SIZE_MAX || !(res = malloc((size_t)dst + 1))) {
+			free(delta);
+			r = fgit_error_set(FGIT_ENOMEM, "Out of memory, malloc failed"
+					   " (tried to allocate %llu bytes)",
+					   (unsigned long long)dst + 1);
+			goto out;
+		}
+		r = fgit_delta_apply(res, (size_t)dst, base, cur_size, delta, (size_t)c->e.size);
+		free(delta);
+		if (r < 0) {
+			char why[256];
+			snprintf(why, sizeof(why), "failed to apply delta (%s)", fgit_error_last());
+			free(res);
+			r = bad_entry(c->p, c->off, why);
+			goto out;
+		}
+		res[dst] = 0;
+		odb_cache_put(cur_ent);
+		cur_ent = NULL;
+		free(cur);
+		cur = NULL;
+		if (n) {
+			cur_ent = odb_cache_add(odb->cache, c->p, c->off, cur_type, res, (size_t)dst);
+			if (!cur_ent) {
+				r = fgit_error_set(FGIT_ENOMEM, "out of memory");
+				goto out;
+			}
+		} else {
+			cur = res;
+		}
+		cur_size = (size_t)dst;
+	}
+	if (cur_ent) {		/* the object itself was cached: copy it */
+		cur = malloc(cur_size + 1);
+		if (!cur) {
+			r = fgit_error_set(FGIT_ENOMEM, "out of memory");
+			goto out;
+		}
+		memcpy(cur, cur_ent->data, cur_size);
+		cur[cur_size] = 0;
+	}
+	*out = cur;
+	cur = NULL;
+	*size_out = cur_size;
+	*type_out = cur_type;
+	r = 0;
+out:
+	odb_cache_put(cur_ent);
+	free(cur);
+	if (chain != small)
+		free(chain);
+	read_depth--;
+	return r;
+}
+
+/* Target size of a delta: inflate only its first bytes. */
+static int delta_target_size(uint64_t *out, struct pack *p, uint64_t off,
+			     const struct entry *e)
+{
+	unsigned char hdr[32];
+	z_stream *zs = odb_zstream();
+	uint64_t src;
+	uint64_t avail = p->data_size - e->data_off;
+	int zr;
+
+	if (!zs)
+		return fgit_error_set(FGIT_ENOMEM, "out of memory");
+	zs->next_in = (unsigned char *)p->data + e->data_off;
+	zs->avail_in = avail > 4096 ? 4096 : (uInt)avail;
+	zs->next_out = hdr;
+	zs->avail_out = e->size < sizeof(hdr) ? (uInt)e->size : sizeof(hdr);
+	do {
+		zr = inflate(zs, Z_SYNC_FLUSH);
+	} while (zr == Z_OK && zs->avail_out && zs->avail_in);
+	if ((zr != Z_OK && zr != Z_STREAM_END && zr != Z_BUF_ERROR) ||
+	    fgit_delta_sizes(hdr, (size_t)(zs->next_out - hdr), &src, out) < 0)
+		return bad_entry(p, off, "corrupt delta header");
+	return 0;
+}
+
+int pack_info(struct fgit_object_info *out, struct fgit_odb *odb,
+	      struct pack *p, uint32_t pos, uint64_t off, unsigned int flags)
+{
+	struct fgit_object_info info;
+	struct entry e;
+	struct pack *q = p;
+	uint64_t qoff = off;
+	int r, depth;
+
+	memset(&info, 0, sizeof(info));
+	info.where = FGIT_WHERE_PACKED;
+	fgit_oid_zero(&info.delta_base, p->algo);
+	if ((r = pack_ensure_open(p)) < 0 || (r = parse_entry(&e, p, off)) < 0)
+		return r;
+	if (e.type == FGIT_OBJ_OFS_DELTA || e.type == FGIT_OBJ_REF_DELTA) {
+		if ((flags & FGIT_INFO_SIZE) &&
+		    (r = delta_target_size(&info.size, p, off, &e)) < 0)
+			return r;
+		if (flags & FGIT_INFO_DELTA_BASE) {
+			if (e.type == FGIT_OBJ_REF_DELTA) {
+				info.delta_base = e.base_oid;
+			} else {
+				int64_t ri;
+				if ((r = pack_ensure_rev(p)) < 0)
+					return r;
+				if ((ri = rev_find(p, e.base_off)) < 0)
+					return bad_entry(p, off, "bad delta base offset");
+				pack_name_at(&info.delta_base, p, p->rev[ri]);
+			}
+		}
+	} else {
+		info.size = e.size;
+	}
+	if (flags & FGIT_INFO_DISK_SIZE) {
+		int64_t ri;
+		uint64_t next;
+		if ((r = pack_ensure_rev(p)) < 0)
+			return r;
+		if ((ri = rev_find(p, off)) < 0)
+			return bad_entry(p, off, "offset not in index");
+		if ((uint64_t)ri + 1 < p->nr) {
+			if ((r = pack_offset_at(&next, p, p->rev[ri + 1])) < 0)
+				return r;
+		} else {
+			next = p->data_size;
+		}
+		info.disk_size = next - off;
+	}
+	/* The type of a delta is its base's. */
+	for (depth = 0; e.type == FGIT_OBJ_OFS_DELTA || e.type == FGIT_OBJ_REF_DELTA;
+	     depth++) {
+		if (!(flags & FGIT_INFO_TYPE))
+			break;
+		if (depth >= ODB_MAX_DELTA_DEPTH)
+			return bad_entry(q, qoff, "delta chain too deep");
+		if (e.type == FGIT_OBJ_OFS_DELTA) {
+			qoff = e.base_off;
+		} else {
+			uint32_t bpos;
+			if (odb_find_packed(&q, &bpos, odb, &e.base_oid)) {
+				if ((r = pack_offset_at(&qoff, q, bpos)) < 0)
+					return r;
+			} else {
+				struct fgit_object_info bi;
+				if ((r = fgit_odb_read_info(&bi, odb, &e.base_oid,
+							    FGIT_INFO_TYPE)) < 0)
+					return r;
+				e.type = bi.type;
+				break;
+			}
+		}
+		if ((r = pack_ensure_open(q)) < 0 || (r = parse_entry(&e, q, qoff)) < 0)
+			return r;
+	}
+	info.type = e.type;
+	*out = info;
+	return 0;
+}
+
+int pack_entry_raw(struct pack *p, uint64_t off, enum fgit_object_type *type,
+		   uint64_t *size, const unsigned char **zdata, size_t *zavail)
+{
+	struct entry e;
+	int r;
+	if ((r = pack_ensure_open(p)) < 0 || (r = parse_entry(&e, p, off)) < 0)
+		return r;
+	*type = e.type;
+	*size = e.size;
+	*zdata = p->data + e.data_off;
+	*zavail = (size_t)(p->data_size - e.data_off);
+	return 0;
+}

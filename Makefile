@@ -30,6 +30,19 @@ $(B)/%.o: %.c | $(DEPS_OK)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
 
+# The command table: every CLI_CMD(name) defined in cli/cmd_*.c, generated
+# so that adding a command touches no shared file.
+$(B)/gen/commands.h: $(wildcard cli/cmd_*.c) Makefile
+	@mkdir -p $(dir $@)
+	@{ echo '#define FGIT_COMMANDS(X) \\'; \
+	  sed -n 's/^CLI_CMD(\([a-z0-9_]*\))$$/\1/p' $(sort $(wildcard cli/cmd_*.c)) | sort | \
+	  while read id; do \
+		printf '\tX("%s", %s) \\\n' "$$(echo $$id | tr _ -)" "$$id"; \
+	  done; echo; } >$@.tmp && mv $@.tmp $@
+
+$(B)/cli/main.o: $(B)/gen/commands.h
+$(B)/cli/main.o: override CFLAGS += -I$(B)/gen
+
 $(LIBA): $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
 

@@ -14,7 +14,9 @@
  *   dump-dir/patterns and dump-dir/pathspecs (NUL-separated) so the same
  *   inputs can be given to git for comparison (bench/micro/run.sh).
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

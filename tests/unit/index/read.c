@@ -1,4 +1,6 @@
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 /*
  * fgit reads what git writes: indexes built by git in scratch repositories
  * (v2, v3 with intent-to-add and skip-worktree, v4, cache tree, resolve

@@ -68,3 +68,16 @@ demo: all
 
 .PHONY: all unit test tsan clean clean-objs install demo
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
+
+# SHA-1 throughput benchmark (bench/RESULTS-hash.md): `make bench-hash`,
+# BENCH_MIB / BENCH_RUNS to change the buffer size and repetitions.
+BENCH_MIB  ?= 1024
+BENCH_RUNS ?= 5
+build/bench/sha1bench: bench/hash/sha1bench.c libfgit.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< libfgit.a $(LDLIBS)
+
+bench-hash: build/bench/sha1bench
+	./build/bench/sha1bench $(BENCH_MIB) $(BENCH_RUNS)
+
+.PHONY: bench-hash

@@ -30,6 +30,7 @@
  * x86/sha1dc_fast.c) can run the same check and call fgit_sha1dc_recheck()
  * for flagged blocks only; both paths then agree bit for bit.
  */
+#include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
 #include "hash/sha1dc.h"
@@ -56,60 +57,95 @@ void fgit_sha1dc_expand(uint32_t W[80], const unsigned char *block)
 		W[i] = ROL(W[i - 3] ^ W[i - 8] ^ W[i - 14] ^ W[i - 16], 1);
 }
 
+/*
+ * The conditions regrouped per DV (single-bit ones first), so a DV is
+ * dropped at its first failed condition: a random block fails about half
+ * of them, so two or three are read per DV instead of all.
+ */
+static struct fgit_sha1dc_cond by_dv[FGIT_SHA1DC_NCONDS];
+static unsigned by_dv_start[FGIT_SHA1DC_NDV + 1];
+static pthread_once_t by_dv_once = PTHREAD_ONCE_INIT;
+
+static void make_by_dv(void)
+{
+	unsigned dv, n, k = 0;
+	int pass;
+
+	for (dv = 0; dv < FGIT_SHA1DC_NDV; dv++) {
+		by_dv_start[dv] = k;
+		for (pass = 0; pass < 2; pass++)
+			for (n = 0; n < FGIT_SHA1DC_NCONDS; n++) {
+				const struct fgit_sha1dc_cond *c = &fgit_sha1dc_conds[n];
+				uint32_t any = c->must0 | c->must1;
+				int single = !(any & (any - 1));
+				if (c->dv == dv && single == !pass)
+					by_dv[k++] = *c;
+			}
+	}
+	by_dv_start[FGIT_SHA1DC_NDV] = k;
+}
+
+const struct fgit_sha1dc_cond *fgit_sha1dc_conds_by_dv(unsigned start[FGIT_SHA1DC_NDV + 1])
+{
+	pthread_once(&by_dv_once, make_by_dv);
+	if (start)
+		memcpy(start, by_dv_start, sizeof(by_dv_start));
+	return by_dv;
+}
+
+/* Straight-line code generated with the table: every condition, no branches. */
 uint32_t fgit_sha1dc_ubc(const uint32_t W[80])
 {
-	uint32_t T[FGIT_SHA1DC_NGROUPS], kill = 0;
-	size_t g, n;
-
-	for (g = 0; g < FGIT_SHA1DC_NGROUPS; g++) {
-		const struct fgit_sha1dc_group *gr = &fgit_sha1dc_groups[g];
-		T[g] = W[gr->i] ^ rol(W[gr->j], gr->r);
-	}
-	for (n = 0; n < FGIT_SHA1DC_NCONDS; n++) {
-		const struct fgit_sha1dc_cond *c = &fgit_sha1dc_conds[n];
-		uint32_t t = T[c->group];
-		uint32_t bad = (t & c->must0) | (~t & c->must1);
-		kill |= (uint32_t)(bad != 0) << c->dv;
-	}
-	return ~kill;
+	uint32_t mask = 0;
+#include "hash/sha1dc_ubc_scalar.inc"
+	return mask;
 }
 
-static const uint32_t K[4] = { 0x5a827999, 0x6ed9eba1, 0x8f1bbcdc, 0xca62c1d6 };
+#define F1(b, c, d) (((c ^ d) & b) ^ d)
+#define F2(b, c, d) (b ^ c ^ d)
+#define F3(b, c, d) ((b & c) | ((b | c) & d))
 
-static inline uint32_t f(int t, uint32_t b, uint32_t c, uint32_t d)
-{
-	if (t < 20)
-		return (b & c) | (~b & d);
-	if (t < 40 || t >= 60)
-		return b ^ c ^ d;
-	return (b & c) | (b & d) | (c & d);
-}
-
-/* Run steps [from, to) forward on s = {a, b, c, d, e}. */
+/*
+ * Steps [from, to) forward on s = {a, b, c, d, e}: one loop per round so the
+ * boolean function and constant are fixed inside each loop.
+ */
+#define FWD(F, k) do { \
+	t = ROL(a, 5) + F(b, c, d) + e + k + W[i]; \
+	e = d; d = c; c = ROL(b, 30); b = a; a = t; \
+} while (0)
 static void steps_forward(uint32_t s[5], const uint32_t W[80], int from, int to)
 {
 	uint32_t a = s[0], b = s[1], c = s[2], d = s[3], e = s[4], t;
-	int i;
-	for (i = from; i < to; i++) {
-		t = ROL(a, 5) + f(i, b, c, d) + e + K[i / 20] + W[i];
-		e = d; d = c; c = ROL(b, 30); b = a; a = t;
-	}
+	int i = from;
+	for (; i < to && i < 20; i++)
+		FWD(F1, 0x5a827999);
+	for (; i < to && i < 40; i++)
+		FWD(F2, 0x6ed9eba1);
+	for (; i < to && i < 60; i++)
+		FWD(F3, 0x8f1bbcdc);
+	for (; i < to; i++)
+		FWD(F2, 0xca62c1d6);
 	s[0] = a; s[1] = b; s[2] = c; s[3] = d; s[4] = e;
 }
 
 /* Undo steps [to, from) on s, last step first. */
+#define BWD(F, k) do { \
+	t = b; b = ROL(c, 2); c = d; d = e; \
+	e = a - ROL(t, 5) - F(b, c, d) - k - W[i]; \
+	a = t; \
+} while (0)
 static void steps_backward(uint32_t s[5], const uint32_t W[80], int from, int to)
 {
-	uint32_t a = s[0], b = s[1], c = s[2], d = s[3], e = s[4], na;
-	int i;
-	for (i = from - 1; i >= to; i--) {
-		na = b;
-		b = ROL(c, 2);
-		c = d;
-		d = e;
-		e = a - ROL(na, 5) - f(i, b, c, d) - K[i / 20] - W[i];
-		a = na;
-	}
+	uint32_t a = s[0], b = s[1], c = s[2], d = s[3], e = s[4], t;
+	int i = from - 1;
+	for (; i >= to && i >= 60; i--)
+		BWD(F2, 0xca62c1d6);
+	for (; i >= to && i >= 40; i--)
+		BWD(F3, 0x8f1bbcdc);
+	for (; i >= to && i >= 20; i--)
+		BWD(F2, 0x6ed9eba1);
+	for (; i >= to; i--)
+		BWD(F1, 0x5a827999);
 	s[0] = a; s[1] = b; s[2] = c; s[3] = d; s[4] = e;
 }
 

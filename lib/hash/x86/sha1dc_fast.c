@@ -99,10 +99,14 @@ static int recheck_chunk(const unsigned char *data, unsigned cnt, const uint32_t
 
 	for (b = 0; b < cnt; b++) {
 		uint32_t W[80];
+		uint32_t states[FGIT_SHA1DC_NSTATES][5];
 		if (!masks[b])
 			continue;
+		/* SHA-NI gives the saved states faster than 68 scalar steps. */
+		fgit_sha1_shani_states(ihv[b], data + 64 * b, states);
 		fgit_sha1dc_expand(W, data + 64 * b);
-		found |= fgit_sha1dc_recheck(W, ihv[b], ihv[b + 1], masks[b], NULL);
+		found |= fgit_sha1dc_recheck(W, ihv[b], ihv[b + 1], masks[b],
+					     (const uint32_t (*)[5])states);
 		(*flagged)++;
 	}
 	return found;

@@ -235,7 +235,13 @@ int fgit_sha1dc_blocks_portable(uint32_t h[5], const unsigned char *data, size_t
 	return found;
 }
 
-static _Atomic uint64_t st_blocks, st_flagged, st_recomp, st_detected;
+static _Atomic uint64_t st_blocks, st_flagged, st_recomp, st_detected, st_main, st_helper;
+
+void fgit_sha1dc_count_pipeline(uint64_t main_ns, uint64_t helper_ns)
+{
+	atomic_fetch_add_explicit(&st_main, main_ns, memory_order_relaxed);
+	atomic_fetch_add_explicit(&st_helper, helper_ns, memory_order_relaxed);
+}
 
 void fgit_sha1dc_count(uint64_t blocks, uint64_t flagged, uint64_t recompressions,
 		       uint64_t detected)
@@ -256,6 +262,8 @@ void fgit_sha1dc_stats(struct fgit_sha1dc_stats *out)
 	out->flagged = atomic_load_explicit(&st_flagged, memory_order_relaxed);
 	out->recompressions = atomic_load_explicit(&st_recomp, memory_order_relaxed);
 	out->detected = atomic_load_explicit(&st_detected, memory_order_relaxed);
+	out->pipeline_main_ns = atomic_load_explicit(&st_main, memory_order_relaxed);
+	out->pipeline_helper_ns = atomic_load_explicit(&st_helper, memory_order_relaxed);
 }
 
 void fgit_sha1dc_stats_reset(void)
@@ -264,4 +272,6 @@ void fgit_sha1dc_stats_reset(void)
 	atomic_store(&st_flagged, 0);
 	atomic_store(&st_recomp, 0);
 	atomic_store(&st_detected, 0);
+	atomic_store(&st_main, 0);
+	atomic_store(&st_helper, 0);
 }

@@ -95,9 +95,16 @@ struct fgit_sha1dc_stats {
 	uint64_t flagged;	/* blocks with a non-empty UBC mask */
 	uint64_t recompressions;	/* DV recompressions done */
 	uint64_t detected;	/* blocks detected as collision blocks */
+	/*
+	 * Two-thread pipeline: CPU time of the SHA-NI thread and of the
+	 * checking helper, waits excluded.  With a free core each, the
+	 * pipeline's wall time is about the larger of the two.
+	 */
+	uint64_t pipeline_main_ns, pipeline_helper_ns;
 };
 void fgit_sha1dc_stats(struct fgit_sha1dc_stats *out);
 void fgit_sha1dc_stats_reset(void);
+void fgit_sha1dc_count_pipeline(uint64_t main_ns, uint64_t helper_ns);
 void fgit_sha1dc_count(uint64_t blocks, uint64_t flagged, uint64_t recompressions,
 		       uint64_t detected);
 

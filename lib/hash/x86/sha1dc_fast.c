@@ -25,6 +25,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "hash/sha1.h"
 #include "hash/sha1dc.h"
@@ -131,17 +132,35 @@ struct pipe {
 	int found;
 	uint64_t flagged;
 	struct ubc_work *work;	/* the helper's, 64-byte aligned */
+	uint64_t helper_ns;	/* helper's CPU time, waits excluded */
 };
 
-static void wait_until(_Atomic size_t *v, size_t at_least)
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
+}
+
+/*
+ * Wait for *v >= at_least; returns the CPU time spent waiting (so the
+ * benchmark can report each thread's work without its waits).
+ */
+static uint64_t wait_until(_Atomic size_t *v, size_t at_least)
 {
 	unsigned spins = 0;
+	uint64_t t0;
+
+	if (atomic_load_explicit(v, memory_order_acquire) >= at_least)
+		return 0;
+	t0 = thread_cpu_ns();
 	while (atomic_load_explicit(v, memory_order_acquire) < at_least) {
 		if (++spins < 64)
 			_mm_pause();
 		else
 			sched_yield();
 	}
+	return thread_cpu_ns() - t0;
 }
 
 /* Recheck every chunk the main thread has compressed, up to `limit`. */
@@ -163,13 +182,14 @@ static void *helper(void *arg)
 	struct pipe *p = arg;
 	struct ubc_work *w = p->work;
 	size_t c, done = 0;
+	uint64_t t0 = thread_cpu_ns(), waited = 0;
 
 	for (c = 0; c < p->nchunks; c++) {
 		/* Slot c % RING is free once chunk c - RING is rechecked. */
 		if (c >= RING) {
 			catch_up(p, &done, c);
 			if (done < c + 1 - RING) {
-				wait_until(&p->compressed, c + 1 - RING);
+				waited += wait_until(&p->compressed, c + 1 - RING);
 				catch_up(p, &done, c);
 			}
 		}
@@ -177,8 +197,9 @@ static void *helper(void *arg)
 		memcpy(p->masks[c % RING], w->masks, sizeof(w->masks));
 		catch_up(p, &done, c + 1);
 	}
-	wait_until(&p->compressed, p->nchunks);
+	waited += wait_until(&p->compressed, p->nchunks);
 	catch_up(p, &done, p->nchunks);
+	p->helper_ns = thread_cpu_ns() - t0 - waited;
 	return NULL;
 }
 
@@ -208,6 +229,7 @@ static int chunks_threaded(uint32_t h[5], const unsigned char *data, size_t nchu
 	pthread_t tid;
 	size_t c;
 	int found;
+	uint64_t t0, waited = 0;
 
 	if (!p)
 		return -1;
@@ -223,13 +245,16 @@ static int chunks_threaded(uint32_t h[5], const unsigned char *data, size_t nchu
 		free(p);
 		return -1;
 	}
+	t0 = thread_cpu_ns();
 	for (c = 0; c < nchunks; c++) {
 		if (c >= RING)
-			wait_until(&p->rechecked, c + 1 - RING);
+			waited += wait_until(&p->rechecked, c + 1 - RING);
 		fgit_sha1_blocks_shani_ihv(h, data + 1024 * c, 16, p->ihv[c % RING]);
 		atomic_store_explicit(&p->compressed, c + 1, memory_order_release);
 	}
+	fgit_sha1dc_count_pipeline(thread_cpu_ns() - t0 - waited, 0);
 	pthread_join(tid, NULL);
+	fgit_sha1dc_count_pipeline(0, p->helper_ns);
 	found = p->found;
 	*flagged += p->flagged;
 	free(p->work);

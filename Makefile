@@ -1,7 +1,7 @@
 # fgit — build, test, install.  `make`, `make test`, `make install PREFIX=...`
 CC      ?= cc
 CFLAGS  ?= -O2 -g
-CFLAGS  += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare \
+override CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare \
 	   -Iinclude -Ilib -D_FILE_OFFSET_BITS=64 -pthread
 LDLIBS  += -ldeflate -lz -lcrypto -lpthread
 PREFIX  ?= /usr/local

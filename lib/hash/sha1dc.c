@@ -30,6 +30,15 @@
  * x86/sha1dc_fast.c) can run the same check and call fgit_sha1dc_recheck()
  * for flagged blocks only; both paths then agree bit for bit.
  */
+/*
+ * GCC's vectoriser turns the message expansion W[i] = rol(W[i-3] ^ ...)
+ * into 8-byte loads that overlap the previous 8-byte store: every one
+ * misses store forwarding (measured: 760 cycles per block for expansion
+ * alone on the development Xeon, ~100 without).
+ */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("no-tree-vectorize")
+#endif
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>

@@ -40,12 +40,12 @@ rol-5 term of step i+1 and the E term of step i+5 all carry the sign of the
 state difference dA[i+1]; the corrections in W must carry the opposite sign.
 The sign of an XOR difference in W is fixed by the bit's value in the
 message (0 -> +, 1 -> -), so each pair of such W bits gives a relation
-W[i] bit x XOR W[j] bit y = v on the message alone.  We use them for local
-collisions starting at steps 20..testt-6 (after the first round, where attack
-paths are non-linear, and before testt, where the state difference must be
-zero), skip bit 31 (its sign is meaningless mod 2^32) and any W bit where
-more than one local collision contributes.  Every condition kept is
-satisfied by the 22 attack blocks of the test files.
+W[i] bit x XOR W[j] bit y = v on the message alone.  We use the W bits in
+W[WMIN..WMAX] (below), skip bit 31 (its sign is meaningless mod 2^32) and any
+W bit where more than one local collision contributes.  Every condition kept
+is satisfied by the 22 attack blocks of the test files (11 blocks, both
+messages of each pair).  The F terms are left out: in the majority rounds
+they would give more relations, but the attack blocks break some of them.
 """
 import sys
 
@@ -98,27 +98,30 @@ def contributions(dv):
     return cnt
 
 
-def conditions(dv, imin, imax):
-    """List of (i, x, j, y, v): W[i] bit x ^ W[j] bit y == v."""
+def conditions(dv, wmin, wmax):
+    """
+    List of (i, x, j, y, v): W[i] bit x ^ W[j] bit y == v, between the W
+    bits of one local collision that lie in W[wmin..wmax].
+    """
     cnt = contributions(dv)
-    out = []
-    for i in range(imin, imax + 1):
+    out = set()
+    for i in range(-5, 80):
         for b in range(32):
             if not dv[i] >> b & 1:
                 continue
             terms = []
-            if b != 31 and cnt[(i, b)] == 1:
-                terms.append((i, b, 'P'))
             for off, r, kind in LC:
-                if kind not in 'RE':
+                if kind == 'F':
                     continue
                 j, y = i + off, (b + r) % 32
-                if j <= 79 and y != 31 and cnt[(j, y)] == 1:
+                if kind == 'P' and b == 31:
+                    continue
+                if wmin <= j <= wmax and y != 31 and cnt[(j, y)] == 1:
                     terms.append((j, y, kind))
             for t in terms[1:]:
                 v = 1 if (terms[0][2] == 'P') != (t[2] == 'P') else 0
-                out.append((terms[0][0], terms[0][1], t[0], t[1], v))
-    return out
+                out.add((terms[0][0], terms[0][1], t[0], t[1], v))
+    return sorted(out)
 
 
 def last_zero_run(dv):
@@ -129,6 +132,15 @@ def last_zero_run(dv):
         lo -= 1
     return lo, hi
 
+
+# Message words the conditions may read.  Before step 20 attack paths are
+# non-linear (the SHAttered and Shambles blocks break the rules at step 19);
+# the attack must follow the DV's local collisions until the state
+# difference vanishes before testt and, by the USENIX paper's analysis
+# (conditions on steps 35-65), on to about step 65; after that the last
+# local collisions are cut short by the end of the compression and their
+# signs are free (the attack blocks break the rules at steps 73-78).
+WMIN, WMAX = 20, 65
 
 # The 32 DVs of the USENIX 2017 detector (16 of each type).
 DVS = [(1, k, b) for k, b in [(43, 0), (44, 0), (45, 0), (46, 0), (46, 2), (47, 0),
@@ -151,7 +163,7 @@ def main():
         dm = message_diff(dv)
         rows.append((t, k, b, testt, dm))
         per = {}
-        for (i, x, j, y, v) in conditions(dv, 20, testt - 6):
+        for (i, x, j, y, v) in conditions(dv, WMIN, WMAX):
             r = (x - y) % 32
             g = groups.setdefault((i, j, r), len(groups))
             m0, m1 = per.get(g, (0, 0))

@@ -22,8 +22,14 @@
  * and the corrections in W[i+1] (bit b+5) and W[i+5] (bit b+30) cancel the
  * additive terms rol5(A) and E only with the right signs, and the sign of an
  * XOR difference in W is the value of that message bit.  A random block
- * passes for some DV with probability about 1/20; only then do we
- * recompress.
+ * passes for some DV with probability about 1/80 (measured: 1.2% of blocks
+ * of random data); only then do we recompress.
+ *
+ * NEEDSWORK: these conditions are our own derivation, validated on the 22
+ * attack blocks we have (SHAttered and Shambles, both DV II(52,0)).  The
+ * USENIX paper's published conditions (steps 35-65, with the majority-round
+ * terms) were not used; a cross-check against them would tell whether any
+ * of ours in steps 20-34 is avoidable by an attack on another DV.
  *
  * The result does not depend on the chaining state except through the
  * recompression, so a faster compression (SHA extensions, see

@@ -13,7 +13,7 @@
  * the check of the next 16 blocks is cut into 16 slices, and slice b is
  * issued right after block b of the current 16 is compressed: out-of-order
  * execution runs them side by side.  A block whose mask is not empty (about
- * one in twenty) then goes through fgit_sha1dc_recheck(), the same software
+ * one in eighty) then goes through fgit_sha1dc_recheck(), the same software
  * recompression the portable detector uses, from the chaining value kept
  * before it, so both paths agree exactly.
  *

@@ -101,3 +101,16 @@ bench: all
 
 .PHONY: all unit test tsan tsan-build clean install demo bench bench-micro
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
+
+# SHA-1 throughput benchmark (bench/RESULTS-hash.md): `make bench-hash`,
+# BENCH_MIB / BENCH_RUNS to change the buffer size and repetitions.
+BENCH_MIB  ?= 1024
+BENCH_RUNS ?= 5
+build/bench/sha1bench: bench/hash/sha1bench.c $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(LIBA) $(LDLIBS)
+
+bench-hash: build/bench/sha1bench
+	./build/bench/sha1bench $(BENCH_MIB) $(BENCH_RUNS)
+
+.PHONY: bench-hash

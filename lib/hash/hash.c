@@ -51,7 +51,22 @@ static void ctx_update(struct fgit_hash_ctx *c, const void *data, size_t len)
 		len -= n;
 		if (c->used < 64)
 			return;
-		compress(c, c->block, 1);
+		if (c->detect && len >= 64) {
+			/*
+			 * The detector checks up to 16 blocks per vector; a
+			 * lone buffered block would pay for a whole check (or
+			 * the slower scalar one).  Send it with the next 15.
+			 */
+			unsigned char stage[16 * 64];
+			size_t k = len / 64 < 15 ? len / 64 : 15;
+			memcpy(stage, c->block, 64);
+			memcpy(stage + 64, p, 64 * k);
+			compress(c, stage, 1 + k);
+			p += 64 * k;
+			len -= 64 * k;
+		} else {
+			compress(c, c->block, 1);
+		}
 		c->used = 0;
 	}
 	if (len >= 64) {

@@ -43,6 +43,12 @@ extern const struct fgit_sha1dc_cond fgit_sha1dc_conds[FGIT_SHA1DC_NCONDS];
 /* Expand a 64-byte block (big-endian words) into W[0..79]. */
 void fgit_sha1dc_expand(uint32_t W[80], const unsigned char *block);
 
+/*
+ * The conditions sorted by DV, single-bit ones first; start[dv] indexes the
+ * first of DV dv (start[NDV] = NCONDS).  Built once, thread-safe.
+ */
+const struct fgit_sha1dc_cond *fgit_sha1dc_conds_by_dv(unsigned start[FGIT_SHA1DC_NDV + 1]);
+
 /* The unavoidable-bit-condition check: bit n set = DV n must be tested. */
 uint32_t fgit_sha1dc_ubc(const uint32_t W[80]);
 
@@ -67,6 +73,18 @@ int fgit_sha1dc_blocks_portable(uint32_t h[5], const unsigned char *data, size_t
 /* SHA extensions + vectorised check; only when fgit_sha1dc_fast_available(). */
 int fgit_sha1dc_blocks_fast(uint32_t h[5], const unsigned char *data, size_t nblocks);
 int fgit_sha1dc_fast_available(void);
+/*
+ * Let the fast path use a helper thread for big inputs (>= 4 MiB in one
+ * call): 1 on, 0 off, -1 back to the default.  Default: on when the machine has more than one CPU,
+ * unless FGIT_SHA1DC_THREADS=0 in the environment.
+ */
+void fgit_sha1dc_set_threads(int on);
+/*
+ * The vectorised UBC check alone, for tests: masks of cnt (1..16) blocks
+ * into masks[0..15] (lanes >= cnt must come out 0).  -1 when this CPU has
+ * no AVX-512 (or the lanes beyond cnt were not clear).
+ */
+int fgit_sha1dc_ubc_multi(uint32_t *masks, const unsigned char *data, unsigned cnt);
 
 /* The detecting block function chosen with the plain one (see sha1.h). */
 fgit_sha1dc_blocks_fn fgit_sha1dc_blocks(void);
@@ -77,9 +95,16 @@ struct fgit_sha1dc_stats {
 	uint64_t flagged;	/* blocks with a non-empty UBC mask */
 	uint64_t recompressions;	/* DV recompressions done */
 	uint64_t detected;	/* blocks detected as collision blocks */
+	/*
+	 * Two-thread pipeline: CPU time of the SHA-NI thread and of the
+	 * checking helper, waits excluded.  With a free core each, the
+	 * pipeline's wall time is about the larger of the two.
+	 */
+	uint64_t pipeline_main_ns, pipeline_helper_ns;
 };
 void fgit_sha1dc_stats(struct fgit_sha1dc_stats *out);
 void fgit_sha1dc_stats_reset(void);
+void fgit_sha1dc_count_pipeline(uint64_t main_ns, uint64_t helper_ns);
 void fgit_sha1dc_count(uint64_t blocks, uint64_t flagged, uint64_t recompressions,
 		       uint64_t detected);
 

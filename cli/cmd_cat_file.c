@@ -31,6 +31,9 @@ static const char *const cat_file_usage[] = {
 
 static const struct cli_option *usage_opts;
 
+/* Blobs bigger than this are streamed rather than held whole. */
+#define STREAM_THRESHOLD (32u << 20)
+
 static _Noreturn void usage_msg(const char *msg)
 {
 	fflush(stdout);
@@ -178,13 +181,13 @@ static int cat_one(int opt, const char *type_name, const char *name)
 			printf("%llu\n", (unsigned long long)info.size);
 		return 0;
 	case 'p':
-		r = fgit_odb_read_info(&info, odb, &oid, FGIT_INFO_TYPE);
+		r = fgit_odb_read_info(&info, odb, &oid, FGIT_INFO_TYPE | FGIT_INFO_SIZE);
 		if (r < 0) {
 			if (r != FGIT_ENOTFOUND)
 				error_last();
 			die("Not a valid object name %s", name);
 		}
-		if (info.type == FGIT_OBJ_BLOB) {
+		if (info.type == FGIT_OBJ_BLOB && info.size > STREAM_THRESHOLD) {
 			if (stream_object(odb, &oid) < 0)
 				die_read();
 			return 0;
@@ -350,6 +353,28 @@ static void batch_object(struct batch *b, const struct fgit_oid *oid, const char
 	unsigned int flags = b->info_flags;
 	int r;
 
+	if (contents && !(flags & ~(FGIT_INFO_TYPE | FGIT_INFO_SIZE))) {
+		/* one read gives type, size and content */
+		void *buf;
+		size_t size;
+		enum fgit_object_type type;
+		r = fgit_odb_read_capped(&buf, &size, &type, b->odb, oid, STREAM_THRESHOLD);
+		if (r == 0) {
+			memset(&info, 0, sizeof(info));
+			info.type = type;
+			info.size = size;
+			print_info(b, oid, &info, rest);
+			out_write(buf, size);
+			putchar('\n');
+			free(buf);
+			return;
+		}
+		if (r == FGIT_ENOTFOUND) {
+			printf("%s missing\n", name);
+			return;
+		}
+		/* too big, or corrupt: the careful path below says it as git */
+	}
 	if (contents)
 		flags |= FGIT_INFO_TYPE | FGIT_INFO_SIZE;
 	r = fgit_odb_read_info(&info, b->odb, oid, flags);
@@ -362,7 +387,7 @@ static void batch_object(struct batch *b, const struct fgit_oid *oid, const char
 	print_info(b, oid, &info, rest);
 	if (!contents)
 		return;
-	if (info.type == FGIT_OBJ_BLOB) {
+	if (info.type == FGIT_OBJ_BLOB && info.size > STREAM_THRESHOLD) {
 		if (stream_object(b->odb, oid) < 0)
 			die_read();
 	} else {

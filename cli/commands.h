@@ -6,4 +6,10 @@
 	X("cat-file", cat_file) \
 	X("count-objects", count_objects) \
 	X("hash-object", hash_object) \
+	X("index-pack", index_pack) \
+	X("init", init) \
+	X("init-db", init) \
+	X("rev-parse", rev_parse) \
+	X("show-index", show_index) \
+	X("verify-pack", verify_pack) \
 	X("version", version)

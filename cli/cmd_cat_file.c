@@ -16,6 +16,7 @@
 #include "fgit/buf.h"
 #include "fgit/object.h"
 #include "fgit/odb.h"
+#include "fgit/ordered.h"
 
 static const char *const cat_file_usage[] = {
 	"git cat-file <type> <object>",
@@ -30,6 +31,9 @@ static const char *const cat_file_usage[] = {
 };
 
 static const struct cli_option *usage_opts;
+
+/* Blobs bigger than this are streamed rather than held whole. */
+#define STREAM_THRESHOLD (32u << 20)
 
 static _Noreturn void usage_msg(const char *msg)
 {
@@ -178,13 +182,13 @@ static int cat_one(int opt, const char *type_name, const char *name)
 			printf("%llu\n", (unsigned long long)info.size);
 		return 0;
 	case 'p':
-		r = fgit_odb_read_info(&info, odb, &oid, FGIT_INFO_TYPE);
+		r = fgit_odb_read_info(&info, odb, &oid, FGIT_INFO_TYPE | FGIT_INFO_SIZE);
 		if (r < 0) {
 			if (r != FGIT_ENOTFOUND)
 				error_last();
 			die("Not a valid object name %s", name);
 		}
-		if (info.type == FGIT_OBJ_BLOB) {
+		if (info.type == FGIT_OBJ_BLOB && info.size > STREAM_THRESHOLD) {
 			if (stream_object(odb, &oid) < 0)
 				die_read();
 			return 0;
@@ -350,6 +354,28 @@ static void batch_object(struct batch *b, const struct fgit_oid *oid, const char
 	unsigned int flags = b->info_flags;
 	int r;
 
+	if (contents && !(flags & ~(FGIT_INFO_TYPE | FGIT_INFO_SIZE))) {
+		/* one read gives type, size and content */
+		void *buf;
+		size_t size;
+		enum fgit_object_type type;
+		r = fgit_odb_read_capped(&buf, &size, &type, b->odb, oid, STREAM_THRESHOLD);
+		if (r == 0) {
+			memset(&info, 0, sizeof(info));
+			info.type = type;
+			info.size = size;
+			print_info(b, oid, &info, rest);
+			out_write(buf, size);
+			putchar('\n');
+			free(buf);
+			return;
+		}
+		if (r == FGIT_ENOTFOUND) {
+			printf("%s missing\n", name);
+			return;
+		}
+		/* too big, or corrupt: the careful path below says it as git */
+	}
 	if (contents)
 		flags |= FGIT_INFO_TYPE | FGIT_INFO_SIZE;
 	r = fgit_odb_read_info(&info, b->odb, oid, flags);
@@ -362,7 +388,7 @@ static void batch_object(struct batch *b, const struct fgit_oid *oid, const char
 	print_info(b, oid, &info, rest);
 	if (!contents)
 		return;
-	if (info.type == FGIT_OBJ_BLOB) {
+	if (info.type == FGIT_OBJ_BLOB && info.size > STREAM_THRESHOLD) {
 		if (stream_object(b->odb, oid) < 0)
 			die_read();
 	} else {
@@ -474,48 +500,116 @@ static int set_insert(struct oid_set *s, const struct fgit_oid *oid)
 }
 
 struct unordered_ctx {
-	struct batch *b;
+	struct oid_vec v;
 	struct oid_set seen;
 };
 
 static int unordered_cb(const struct fgit_oid *oid, void *payload)
 {
 	struct unordered_ctx *c = payload;
-	char hex[FGIT_MAX_HEXSZ + 1];
 	if (set_insert(&c->seen, oid))
-		batch_object(c->b, oid, fgit_oid_to_hex(hex, oid), NULL, c->b->mode == 'b');
+		collect_cb(oid, &c->v);
+	return 0;
+}
+
+/*
+ * --batch-all-objects: the objects are read (inflated, deltas resolved) on
+ * every core by fgit_ordered_run and printed here in order.  Anything
+ * unusual (an object too big to hold, a corrupt one) is redone on this
+ * thread by batch_object, which says it exactly as git does.
+ */
+struct all_slot {
+	int status;			/* 0 ok, else redo serially */
+	void *buf;
+	size_t size;
+	enum fgit_object_type type;
+	struct fgit_object_info info;
+};
+
+struct all_ctx {
+	struct batch *b;
+	const struct fgit_oid *oids;
+	int contents, info_needed;
+};
+
+static void all_work(size_t i, void *slot, void *payload)
+{
+	struct all_ctx *c = payload;
+	struct all_slot *s = slot;
+	const struct fgit_oid *oid = &c->oids[i];
+
+	if (c->info_needed || !c->contents) {
+		if (fgit_odb_read_info(&s->info, c->b->odb, oid, c->b->info_flags) < 0) {
+			s->status = -1;
+			return;
+		}
+	}
+	if (c->contents) {
+		s->status = fgit_odb_read_capped(&s->buf, &s->size, &s->type, c->b->odb, oid,
+						 STREAM_THRESHOLD);
+		if (s->status)
+			return;
+		if (!c->info_needed) {
+			s->info.type = s->type;
+			s->info.size = s->size;
+		}
+	}
+}
+
+static int all_emit(size_t i, void *slot, void *payload)
+{
+	struct all_ctx *c = payload;
+	struct all_slot *s = slot;
+	const struct fgit_oid *oid = &c->oids[i];
+
+	if (s->status) {
+		char hex[FGIT_MAX_HEXSZ + 1];
+		free(s->buf);
+		batch_object(c->b, oid, fgit_oid_to_hex(hex, oid), NULL, c->contents);
+		return 0;
+	}
+	print_info(c->b, oid, &s->info, NULL);
+	if (c->contents) {
+		out_write(s->buf, s->size);
+		putchar('\n');
+		free(s->buf);
+	}
 	return 0;
 }
 
 static void batch_all(struct batch *b)
 {
-	char hex[FGIT_MAX_HEXSZ + 1];
-	size_t i;
+	struct oid_vec v = { NULL, 0, 0 };
+	struct all_ctx c;
 
 	if (b->unordered) {
-		struct unordered_ctx c;
-		memset(&c, 0, sizeof(c));
-		c.b = b;
+		struct unordered_ctx u;
+		memset(&u, 0, sizeof(u));
 		if (fgit_odb_foreach(b->odb, FGIT_FOREACH_LOOSE | FGIT_FOREACH_PACKED |
-				     FGIT_FOREACH_PACK_ORDER, unordered_cb, &c) < 0)
+				     FGIT_FOREACH_PACK_ORDER, unordered_cb, &u) < 0)
 			die_last();
-		free(c.seen.slot);
-		free(c.seen.used);
+		free(u.seen.slot);
+		free(u.seen.used);
+		v = u.v;
 	} else {
-		struct oid_vec v = { NULL, 0, 0 };
+		size_t i, k = 0;
 		if (fgit_odb_foreach(b->odb, FGIT_FOREACH_LOOSE | FGIT_FOREACH_PACKED,
 				     collect_cb, &v) < 0)
 			die_last();
 		if (v.n)
 			qsort(v.v, v.n, sizeof(*v.v), oid_qsort_cmp);
-		for (i = 0; i < v.n; i++) {
-			if (i && fgit_oid_equal(&v.v[i], &v.v[i - 1]))
-				continue;
-			batch_object(b, &v.v[i], fgit_oid_to_hex(hex, &v.v[i]), NULL,
-				     b->mode == 'b');
-		}
-		free(v.v);
+		for (i = 0; i < v.n; i++)
+			if (!k || !fgit_oid_equal(&v.v[i], &v.v[k - 1]))
+				v.v[k++] = v.v[i];
+		v.n = k;
 	}
+	c.b = b;
+	c.oids = v.v;
+	c.contents = b->mode == 'b';
+	c.info_needed = (b->info_flags & ~(FGIT_INFO_TYPE | FGIT_INFO_SIZE)) != 0;
+	fgit_ordered_run(v.n, fgit_ordered_threads(), sizeof(struct all_slot),
+			 all_work, all_emit, &c);
+	free(v.v);
 }
 
 /* Read one request line (newline- or NUL-terminated); 0 at EOF. */

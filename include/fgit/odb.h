@@ -43,6 +43,14 @@ int fgit_odb_refresh(struct fgit_odb *odb);
 int fgit_odb_read(void **out, size_t *size_out, enum fgit_object_type *type_out,
 		  struct fgit_odb *odb, const struct fgit_oid *oid);
 
+/*
+ * Like fgit_odb_read, but an object bigger than cap bytes is not read:
+ * returns 1 with *size_out and *type_out set and *out untouched (stream it
+ * instead).  Saves a separate fgit_odb_read_info before each read.
+ */
+int fgit_odb_read_capped(void **out, size_t *size_out, enum fgit_object_type *type_out,
+			 struct fgit_odb *odb, const struct fgit_oid *oid, uint64_t cap);
+
 enum fgit_object_where {
 	FGIT_WHERE_LOOSE = 1,
 	FGIT_WHERE_PACKED = 2,

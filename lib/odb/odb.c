@@ -289,7 +289,7 @@ int odb_find_packed(struct pack **pack, uint32_t *pos, struct fgit_odb *odb,
  * Read from this database without its alternates; ENOTFOUND if absent.
  */
 static int read_local(void **out, size_t *size, enum fgit_object_type *type,
-		      struct fgit_odb *odb, const struct fgit_oid *oid)
+		      struct fgit_odb *odb, const struct fgit_oid *oid, uint64_t cap)
 {
 	struct pack *p;
 	uint32_t pos;
@@ -299,7 +299,7 @@ static int read_local(void **out, size_t *size, enum fgit_object_type *type,
 	if (odb_find_packed(&p, &pos, odb, oid)) {
 		if ((r = pack_offset_at(&off, p, pos)) < 0)
 			return r;
-		r = pack_read(out, size, type, odb, p, off);
+		r = pack_read(out, size, type, odb, p, off, cap);
 		if (r < 0 && r != FGIT_ENOMEM) {
 			char hex[FGIT_MAX_HEXSZ + 1];
 			struct fgit_buf msg = FGIT_BUF_INIT;
@@ -311,21 +311,27 @@ static int read_local(void **out, size_t *size, enum fgit_object_type *type,
 		}
 		return r;
 	}
-	return odb_loose_read(out, size, type, odb, oid);
+	return odb_loose_read(out, size, type, odb, oid, cap);
 }
 
 int fgit_odb_read(void **out, size_t *size_out, enum fgit_object_type *type_out,
 		  struct fgit_odb *odb, const struct fgit_oid *oid)
 {
+	return fgit_odb_read_capped(out, size_out, type_out, odb, oid, UINT64_MAX);
+}
+
+int fgit_odb_read_capped(void **out, size_t *size_out, enum fgit_object_type *type_out,
+			 struct fgit_odb *odb, const struct fgit_oid *oid, uint64_t cap)
+{
 	size_t i;
 	int r, pass;
 
 	for (pass = 0; pass < 2; pass++) {
-		r = read_local(out, size_out, type_out, odb, oid);
+		r = read_local(out, size_out, type_out, odb, oid, cap);
 		if (r != FGIT_ENOTFOUND)
 			return r;
 		for (i = 0; i < odb->nalts; i++) {
-			r = fgit_odb_read(out, size_out, type_out, odb->alts[i], oid);
+			r = fgit_odb_read_capped(out, size_out, type_out, odb->alts[i], oid, cap);
 			if (r != FGIT_ENOTFOUND)
 				return r;
 		}

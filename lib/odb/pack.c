@@ -442,7 +442,7 @@ struct chain_ent {
 static _Thread_local int read_depth;
 
 int pack_read(void **out, size_t *size_out, enum fgit_object_type *type_out,
-	      struct fgit_odb *odb, struct pack *p, uint64_t off)
+	      struct fgit_odb *odb, struct pack *p, uint64_t off, uint64_t cap)
 {
 	struct chain_ent small[32], *chain = small, *tmp;
 	size_t n = 0, alloc = 32;
@@ -467,6 +467,12 @@ int pack_read(void **out, size_t *size_out, enum fgit_object_type *type_out,
 		if ((r = parse_entry(&e, p, off)) < 0)
 			goto out;
 		if (e.type != FGIT_OBJ_OFS_DELTA && e.type != FGIT_OBJ_REF_DELTA) {
+			if (!n && e.size > cap) {
+				*size_out = (size_t)e.size;
+				*type_out = e.type;
+				r = 1;
+				goto out;
+			}
 			if ((r = inflate_entry(&cur, p, off, &e)) < 0)
 				goto out;
 			cur_size = (size_t)e.size;
@@ -541,6 +547,13 @@ int pack_read(void **out, size_t *size_out, enum fgit_object_type *type_out,
 		    src != cur_size) {
 			free(delta);
 			r = bad_entry(c->p, c->off, "delta base size mismatch");
+			goto out;
+		}
+		if (!n && dst > cap) {
+			free(delta);
+			*size_out = (size_t)dst;
+			*type_out = cur_type;
+			r = 1;
 			goto out;
 		}
 		if (dst >= SIZE_MAX || !(res = malloc((size_t)dst + 1))) {

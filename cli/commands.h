@@ -6,4 +6,6 @@
 	X("init", init) \
 	X("init-db", init) \
 	X("rev-parse", rev_parse) \
+	X("show-ref", show_ref) \
+	X("symbolic-ref", symbolic_ref) \
 	X("version", version)

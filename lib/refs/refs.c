@@ -260,7 +260,10 @@ static int parse_loose(struct fgit_oid *oid, char **target, unsigned int *flags,
 		       const char *buf, size_t len, int algo)
 {
 	size_t hexsz = fgit_hash_hexsz(algo);
+	struct fgit_oid scratch;
 
+	if (!oid)
+		oid = &scratch;
 	if (len >= 4 && !strncmp(buf, "ref:", 4)) {
 		const char *p = buf + 4, *e = buf + len;
 		while (p < e && (*p == ' ' || *p == '\t'))

@@ -5,6 +5,7 @@
 #define FGIT_COMMANDS(X) \
 	X("init", init) \
 	X("init-db", init) \
+	X("ls-tree", ls_tree) \
 	X("rev-parse", rev_parse) \
 	X("show-ref", show_ref) \
 	X("symbolic-ref", symbolic_ref) \

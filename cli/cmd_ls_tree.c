@@ -439,11 +439,14 @@ CLI_CMD(ls_tree)
 		die_last();
 
 	r = fgit_revparse_ext(&oid, &info, ls.repo, argv[0]);
-	fgit_revparse_info_release(&info);
 	if (r == FGIT_EAMBIGUOUS)
 		error_last();
+	else if (r && r != FGIT_ENOTFOUND && info.why != FGIT_REVPARSE_PATH_ERROR &&
+		 info.why != FGIT_REVPARSE_PEEL_ERROR)
+		die_last();
 	if (r)
 		die("Not a valid object name %s", argv[0]);
+	fgit_revparse_info_release(&info);
 
 	if (n == 1) {
 		if (*prefix)

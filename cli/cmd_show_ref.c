@@ -204,8 +204,12 @@ CLI_CMD(show_ref)
 		for (i = 0; i < n; i++) {
 			struct fgit_oid oid;
 			const char *p = argv[i];
-			if ((!strncmp(p, "refs/", 5) || !strcmp(p, "HEAD")) &&
-			    fgit_refdb_resolve(&oid, NULL, NULL, s.db, p) == 0) {
+			int r = 1;
+			if (!strncmp(p, "refs/", 5) || !strcmp(p, "HEAD"))
+				r = fgit_refdb_resolve(&oid, NULL, NULL, s.db, p);
+			if (r == FGIT_ERROR || r == FGIT_ENOMEM)
+				die_last();
+			if (r == 0) {
 				show_one(&s, p, &oid);
 			} else {
 				fgit_error_clear();

@@ -44,6 +44,13 @@ test_expect_success 'show-ref: ref pointing nowhere, broken ref, dangling symref
 	 compare_fail show-ref && compare_fail show-ref --verify refs/heads/missing &&
 	 rm .git/refs/heads/missing && echo garbage >.git/refs/heads/bad &&
 	 compare_fail show-ref && compare_fail show-ref --verify refs/heads/bad)'
+test_expect_success 'corrupt packed-refs: git dies, so must we' '
+	cp -r packed badpack && (cd badpack &&
+	 printf "garbage\n" >>.git/packed-refs &&
+	 compare_err show-ref && compare_err rev-parse v1 && compare_err rev-parse HEAD &&
+	 compare_err ls-tree HEAD && compare_err show-ref --verify refs/tags/v1 &&
+	 sed -i "\$d" .git/packed-refs && printf "%s refs/heads/zz" $(git rev-parse HEAD) >>.git/packed-refs &&
+	 compare_err show-ref && compare_err rev-parse main)'
 test_expect_success 'show-ref: empty repository' '
 	git init -q empty && (cd empty && compare show-ref && compare show-ref --head &&
 	 compare_fail show-ref --verify HEAD)'

@@ -540,7 +540,8 @@ static int do_replace(size_t pos, void *payload)
 			"corrupt link extension, entry %d should have zero length name",
 			(int)pos);
 	memcpy(dst, src, offsetof(struct fgit_index_entry, internal));
-	dst->internal = (dst->internal & (ENTRY_IN_ARENA | ENTRY_FROM_BASE)) |
+	/* git marks replaced entries CE_UPDATE_IN_BASE; ls-files --debug shows it */
+	dst->internal = (dst->internal & ENTRY_IN_ARENA) | ENTRY_FROM_BASE |
 			(src->internal & ENTRY_ONDISK_EXT);
 	m->nrep++;
 	return 0;
@@ -594,8 +595,6 @@ static int merge_split(struct fgit_index *idx, const struct link_ext *l,
 				     hex, bpath.ptr, fgit_oid_to_hex(got, &sum));
 		goto out;
 	}
-	for (i = 0; i < base->nr; i++)
-		base->entries[i]->internal |= ENTRY_FROM_BASE;
 	m.base = base;
 	m.front = idx;
 	m.deleted = calloc(base->nr + 1, 1);

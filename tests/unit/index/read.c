@@ -460,3 +460,44 @@ TEST(index_read, ieot_small_and_auto_like_git)
 	fgit_index_free(idx);
 	CHECK(same_as_git(NULL, NULL, NULL));
 }
+
+/* A split write is what `git update-index --split-index` writes. */
+TEST(index_read, split_write_like_git)
+{
+	struct fgit_index *idx = NULL, *back = NULL;
+	struct fgit_index_write_opts wo = FGIT_INDEX_WRITE_OPTS_INIT;
+	struct fgit_buf g = FGIT_BUF_INIT, p = FGIT_BUF_INIT, a = FGIT_BUF_INIT;
+	struct fgit_index_load_opts lo = FGIT_INDEX_LOAD_OPTS_INIT;
+
+	CHECK(setup_repo());
+	/*
+	 * Entries racily clean when git writes the shared index are also
+	 * put in its front (timing dependent): write the index a second
+	 * after the files so none is racy.
+	 */
+	CHECK(sh("cd '%s' && echo n >new && " GIT " add -N new && " GIT " write-tree >/dev/null 2>&1; "
+		 "sleep 1 && " GIT " update-index --force-write-index", dir) == 0);
+	CHECK(same_as_git(NULL, NULL, &idx));
+	fgit_buf_addf(&g, "%s/.git", dir);
+	fgit_buf_addf(&p, "%s/.git/index.fgit", dir);
+	wo.flags = FGIT_INDEX_WRITE_SPLIT;
+	wo.shared_index_dir = g.ptr;
+	CHECK(fgit_index_write(idx, p.ptr, &wo) == 0);
+	CHECK(sh("cd '%s/.git' && ls sharedindex.* | wc -l | grep -qx 1", dir) == 0);
+	/* git splits the same index: the same shared file, the same front */
+	CHECK(sh("cd '%s' && " GIT " update-index --split-index", dir) == 0);
+	CHECK(sh("cd '%s/.git' && ls sharedindex.* | wc -l | grep -qx 1", dir) == 0);
+	CHECK(sh("cmp '%s/.git/index' '%s'", dir, p.ptr) == 0);
+	/* and both read it back */
+	lo.shared_index_dir = g.ptr;
+	CHECK(fgit_index_load(&back, p.ptr, &lo) == 0);
+	CHECK(fgit_index_was_split(back) && fgit_index_entrycount(back) == fgit_index_entrycount(idx));
+	CHECK(same_as_git(NULL, "index.fgit", NULL));
+	CHECK(capture(&a, "cd '%s' && GIT_INDEX_FILE='%s' " GIT " ls-files | wc -l", dir, p.ptr) == 0);
+	CHECK(atoi(a.ptr) == 7);
+	fgit_index_free(idx);
+	fgit_index_free(back);
+	fgit_buf_release(&g);
+	fgit_buf_release(&p);
+	fgit_buf_release(&a);
+}

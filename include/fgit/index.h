@@ -11,8 +11,8 @@
  *         long as no entry was added or removed (then it is dropped, which git
  *         treats as "rebuild it");
  *   link  split index: read, resolved against <git-dir>/sharedindex.<hash>;
- *         the index is written back unsplit (writing a split index is
- *         NEEDSWORK);
+ *         written unsplit, or split with FGIT_INDEX_WRITE_SPLIT (always a
+ *         new shared index: see there);
  *   EOIE, IEOT  end of entries / entry offset table: read (IEOT blocks are
  *         loaded by several threads) and written when the options ask for
  *         them, with git's rules;
@@ -300,13 +300,26 @@ struct fgit_index_write_opts {
 	/* CPUs for "auto" threads (0: ask the system). */
 	int cpus;
 	unsigned int flags;		/* enum fgit_index_write_flags */
+	/* With FGIT_INDEX_WRITE_SPLIT: the git dir; NULL: the index's dir. */
+	const char *shared_index_dir;
 };
 enum fgit_index_write_flags {
 	/* Do not write the TREE extension (git's drop_cache_tree). */
 	FGIT_INDEX_WRITE_NO_CACHE_TREE = 1 << 0,
+	/*
+	 * core.splitIndex: write every entry to a new shared index
+	 * "sharedindex.<its checksum>" (no TREE/REUC/UNTR, as git) and the
+	 * index itself as a front with no entries and a link to it, which is
+	 * what git writes when it decides on a new shared index.
+	 * NEEDSWORK: git reuses the old shared index until
+	 * splitIndex.maxPercentChange (20%) of the entries changed, writing
+	 * only the changed ones in the front; old sharedindex.* files are left
+	 * for git to expire (splitIndex.sharedIndexExpire).
+	 */
+	FGIT_INDEX_WRITE_SPLIT = 1 << 1,
 };
 #define FGIT_INDEX_WRITE_OPTS_VERSION 1
-#define FGIT_INDEX_WRITE_OPTS_INIT { FGIT_INDEX_WRITE_OPTS_VERSION, 0, -1, -1, -1, 0, 0 }
+#define FGIT_INDEX_WRITE_OPTS_INIT { FGIT_INDEX_WRITE_OPTS_VERSION, 0, -1, -1, -1, 0, 0, NULL }
 
 /*
  * Serialise the index into buf-like memory: *out (malloc'd, caller frees)

@@ -9,7 +9,7 @@
 /* entry->internal bits */
 #define ENTRY_IN_ARENA	0x1	/* memory belongs to an arena, not malloc */
 #define ENTRY_ONDISK_EXT 0x2	/* had the extended bit on disk */
-#define ENTRY_FROM_BASE	0x4	/* came from the shared index (split index) */
+#define ENTRY_FROM_BASE	0x4	/* replaced in the shared index (split index) */
 
 /* Bump allocator for entries loaded from a file: one free for all. */
 struct arena_chunk {

@@ -371,15 +371,26 @@ static int load_entries(struct fgit_index *idx, size_t *end, const struct load_c
 	if (threads > 1 && c->nr >= 2 * MIN_BLOCK) {
 		struct ieot ieot;
 		if (eoie_off && !read_ieot(&ieot, c, eoie_off) && ieot.nr > 1) {
+			/*
+			 * At most `threads` workers, each taking a run of
+			 * consecutive IEOT blocks (in v4 a block restarts its
+			 * prefix compression in a way that also decodes
+			 * correctly when the previous name is known).
+			 */
 			uint64_t sum = 0;
-			nblocks = ieot.nr;
+			size_t per;
+			nblocks = ieot.nr < (uint32_t)threads ? ieot.nr : (size_t)threads;
+			per = (ieot.nr + nblocks - 1) / nblocks;
+			nblocks = (ieot.nr + per - 1) / per;
 			blocks = calloc(nblocks, sizeof(*blocks));
 			if (!blocks)
 				return fgit_error_set(FGIT_ENOMEM, "out of memory");
-			for (i = 0; i < nblocks; i++) {
-				blocks[i].off = get_be32(ieot.p + 8 * i);
-				blocks[i].count = get_be32(ieot.p + 8 * i + 4);
-				sum += blocks[i].count;
+			for (i = 0; i < ieot.nr; i++) {
+				uint32_t cnt = get_be32(ieot.p + 8 * i + 4);
+				if (i % per == 0)
+					blocks[i / per].off = get_be32(ieot.p + 8 * i);
+				blocks[i / per].count += cnt;
+				sum += cnt;
 			}
 			if (sum != c->nr || blocks[0].off != HEADER_SIZE) {
 				free(blocks);
@@ -529,7 +540,8 @@ static int do_replace(size_t pos, void *payload)
 			"corrupt link extension, entry %d should have zero length name",
 			(int)pos);
 	memcpy(dst, src, offsetof(struct fgit_index_entry, internal));
-	dst->internal = (dst->internal & (ENTRY_IN_ARENA | ENTRY_FROM_BASE)) |
+	/* git marks replaced entries CE_UPDATE_IN_BASE; ls-files --debug shows it */
+	dst->internal = (dst->internal & ENTRY_IN_ARENA) | ENTRY_FROM_BASE |
 			(src->internal & ENTRY_ONDISK_EXT);
 	m->nrep++;
 	return 0;
@@ -583,8 +595,6 @@ static int merge_split(struct fgit_index *idx, const struct link_ext *l,
 				     hex, bpath.ptr, fgit_oid_to_hex(got, &sum));
 		goto out;
 	}
-	for (i = 0; i < base->nr; i++)
-		base->entries[i]->internal |= ENTRY_FROM_BASE;
 	m.base = base;
 	m.front = idx;
 	m.deleted = calloc(base->nr + 1, 1);

@@ -10,6 +10,7 @@
  * "<index>.lock", then renamed over the index.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -119,8 +120,26 @@ static int ext_header(struct fgit_buf *out, struct fgit_hash_ctx *eoie,
 	return fgit_buf_add(out, h, 8);
 }
 
+/* What to write: the whole index, a shared index, or a split front. */
+enum ser_mode {
+	SER_FULL,
+	SER_SHARED,	/* all entries, no TREE/REUC/UNTR (git's WRITE_NO_EXTENSION) */
+	SER_FRONT,	/* no entries, a link to `link` with empty bitmaps */
+};
+
+static int serialize(unsigned char **out, size_t *outlen, struct fgit_index *idx,
+		     const struct fgit_index_write_opts *opts, enum ser_mode mode,
+		     const unsigned char *link, unsigned char *sum_out);
+
 int fgit_index_serialize(unsigned char **out, size_t *outlen, struct fgit_index *idx,
 			 const struct fgit_index_write_opts *opts)
+{
+	return serialize(out, outlen, idx, opts, SER_FULL, NULL, NULL);
+}
+
+static int serialize(unsigned char **out, size_t *outlen, struct fgit_index *idx,
+		     const struct fgit_index_write_opts *opts, enum ser_mode mode,
+		     const unsigned char *link, unsigned char *sum_out)
 {
 	static const struct fgit_index_write_opts defaults = FGIT_INDEX_WRITE_OPTS_INIT;
 	struct fgit_buf b = FGIT_BUF_INIT, ext = FGIT_BUF_INIT;
@@ -129,6 +148,7 @@ int fgit_index_serialize(unsigned char **out, size_t *outlen, struct fgit_index 
 	uint32_t *ieot = NULL;
 	size_t ieot_nr = 0, block_start = 0, block_count = 0, entries_end;
 	unsigned int version;
+	size_t nr;
 	int threads, ret = 0, extended = 0;
 	const char *prev = "";
 	size_t prev_len = 0;
@@ -144,6 +164,7 @@ int fgit_index_serialize(unsigned char **out, size_t *outlen, struct fgit_index 
 	version = opts->index_version ? opts->index_version : idx->version ? idx->version : 2;
 	if (version < 2 || version > 4)
 		return fgit_error_set(FGIT_EINVALID, "bad index version %u", version);
+	nr = mode == SER_FRONT ? 0 : idx->nr;
 	for (i = 0; i < idx->nr; i++) {
 		const struct fgit_index_entry *e = idx->entries[i];
 		if (e->flags & (FGIT_INDEX_SKIP_WORKTREE | FGIT_INDEX_INTENT_TO_ADD))
@@ -152,6 +173,8 @@ int fgit_index_serialize(unsigned char **out, size_t *outlen, struct fgit_index 
 			return fgit_error_set(FGIT_EINVALID, "cache entry has null sha1: %s",
 					      e->path);
 	}
+	if (mode == SER_FRONT)
+		extended = 0;
 	if (version == 2 || version == 3)
 		version = extended ? 3 : 2;
 
@@ -161,36 +184,36 @@ int fgit_index_serialize(unsigned char **out, size_t *outlen, struct fgit_index 
 		long blocks;
 		if (!threads) {
 			int cpus = opts->cpus > 0 ? opts->cpus : online_cpus();
-			blocks = (long)(idx->nr / THREAD_COST);
+			blocks = (long)(nr / THREAD_COST);
 			if (blocks > cpus - 1)
 				blocks = cpus - 1;
 		} else {
 			blocks = threads;
-			if ((size_t)blocks > idx->nr)
-				blocks = (long)idx->nr;
+			if ((size_t)blocks > nr)
+				blocks = (long)nr;
 		}
 		if (blocks > 1) {
-			per_block = (idx->nr + blocks - 1) / blocks;
+			per_block = (nr + blocks - 1) / blocks;
 			ieot = malloc(2 * (size_t)blocks * sizeof(*ieot) + 2 * sizeof(*ieot));
 			if (!ieot)
 				return fgit_error_set(FGIT_ENOMEM, "out of memory");
 		}
 	}
 
-	if (fgit_buf_grow(&b, 12 + idx->nr * 80 + 4096) < 0) {
+	if (fgit_buf_grow(&b, 12 + nr * 80 + 4096) < 0) {
 		ret = FGIT_ENOMEM;
 		goto out;
 	}
 	fgit_buf_add(&b, "DIRC", 4);
 	add_be32(&b, version);
-	if (idx->nr > UINT32_MAX) {
+	if (nr > UINT32_MAX) {
 		ret = fgit_error_set(FGIT_EINVALID, "too many index entries");
 		goto out;
 	}
-	add_be32(&b, (uint32_t)idx->nr);
+	add_be32(&b, (uint32_t)nr);
 
 	block_start = b.len;
-	for (i = 0; i < idx->nr; i++) {
+	for (i = 0; i < nr; i++) {
 		const struct fgit_index_entry *e = idx->entries[i];
 		if (ieot && i && i % per_block == 0) {
 			ieot[2 * ieot_nr] = (uint32_t)block_start;
@@ -233,6 +256,19 @@ int fgit_index_serialize(unsigned char **out, size_t *outlen, struct fgit_index 
 		    (ret = fgit_buf_add(&b, ext.ptr, ext.len)) < 0)
 			goto out;
 	}
+	if (mode == SER_FRONT) {
+		/* git: base id, then empty delete and replace bitmaps */
+		static const unsigned char empty_ewah[20] = { 0, 0, 0, 0, 0, 0, 0, 1 };
+		fgit_buf_reset(&ext);
+		if ((ret = fgit_buf_add(&ext, link, rawsz)) < 0 ||
+		    (ret = fgit_buf_add(&ext, empty_ewah, sizeof(empty_ewah))) < 0 ||
+		    (ret = fgit_buf_add(&ext, empty_ewah, sizeof(empty_ewah))) < 0 ||
+		    (ret = ext_header(&b, eoie, "link", ext.len)) < 0 ||
+		    (ret = fgit_buf_add(&b, ext.ptr, ext.len)) < 0)
+			goto out;
+	}
+	if (mode == SER_SHARED)
+		goto no_extensions;
 	if (idx->tree && !(opts->flags & FGIT_INDEX_WRITE_NO_CACHE_TREE)) {
 		fgit_buf_reset(&ext);
 		if ((ret = ct_write(&ext, idx->tree, idx->algo)) < 0 ||
@@ -252,6 +288,7 @@ int fgit_index_serialize(unsigned char **out, size_t *outlen, struct fgit_index 
 		    (ret = fgit_buf_add(&b, idx->untr, idx->untr_len)) < 0)
 			goto out;
 	}
+no_extensions:
 	if (eoie) {
 		unsigned char h[FGIT_MAX_RAWSZ];
 		fgit_checksum_final(h, eoie);
@@ -265,8 +302,12 @@ int fgit_index_serialize(unsigned char **out, size_t *outlen, struct fgit_index 
 	fgit_checksum_final(sum, &ctx);
 	if ((ret = fgit_buf_add(&b, sum, rawsz)) < 0)
 		goto out;
-	memcpy(idx->checksum, sum, rawsz);
-	idx->version = version;
+	if (sum_out)
+		memcpy(sum_out, sum, rawsz);
+	if (mode == SER_FULL) {
+		memcpy(idx->checksum, sum, rawsz);
+		idx->version = version;
+	}
 	*out = (unsigned char *)fgit_buf_detach(&b, outlen);
 out:
 	if (ret == FGIT_ENOMEM && fgit_error_last_code() != FGIT_ENOMEM)
@@ -277,28 +318,102 @@ out:
 	return ret;
 }
 
+static int write_all(int fd, const unsigned char *data, size_t len)
+{
+	size_t done = 0;
+	while (done < len) {
+		ssize_t n = write(fd, data + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+/* Write the shared index for a split write; its checksum into sum. */
+static int write_shared(struct fgit_index *idx, const char *path,
+			const struct fgit_index_write_opts *opts, unsigned char *sum)
+{
+	struct fgit_buf dir = FGIT_BUF_INIT, tmp = FGIT_BUF_INIT, dst = FGIT_BUF_INIT;
+	unsigned char *data = NULL;
+	char hex[FGIT_MAX_HEXSZ + 1];
+	struct fgit_oid oid;
+	size_t len = 0;
+	int fd = -1, ret;
+
+	if (opts->shared_index_dir) {
+		ret = fgit_buf_adds(&dir, opts->shared_index_dir);
+	} else {
+		const char *slash = strrchr(path, '/');
+		ret = slash ? fgit_buf_add(&dir, path, slash - path) : fgit_buf_adds(&dir, ".");
+	}
+	if (ret < 0 || (ret = fgit_buf_addf(&tmp, "%s/sharedindex_XXXXXX", dir.ptr)) < 0)
+		goto out;
+	if ((ret = serialize(&data, &len, idx, opts, SER_SHARED, NULL, sum)) < 0)
+		goto out;
+	fd = mkstemp(tmp.ptr);
+	if (fd < 0) {
+		ret = fgit_error_errno(FGIT_ERROR, "unable to create '%s'", tmp.ptr);
+		goto out;
+	}
+	if (fchmod(fd, 0644) < 0 || write_all(fd, data, len) < 0 || close(fd) < 0) {
+		fd = -1;
+		ret = fgit_error_errno(FGIT_ERROR, "unable to write '%s'", tmp.ptr);
+		unlink(tmp.ptr);
+		goto out;
+	}
+	fd = -1;
+	fgit_oid_from_raw(&oid, sum, idx->algo);
+	if ((ret = fgit_buf_addf(&dst, "%s/sharedindex.%s", dir.ptr,
+				 fgit_oid_to_hex(hex, &oid))) < 0)
+		goto out;
+	if (rename(tmp.ptr, dst.ptr) < 0) {
+		ret = fgit_error_errno(FGIT_ERROR, "unable to rename '%s' to '%s'",
+				       tmp.ptr, dst.ptr);
+		unlink(tmp.ptr);
+		goto out;
+	}
+	ret = 0;
+out:
+	if (fd >= 0) {
+		close(fd);
+		unlink(tmp.ptr);
+	}
+	if (ret == FGIT_ENOMEM && fgit_error_last_code() != FGIT_ENOMEM)
+		fgit_error_set(FGIT_ENOMEM, "out of memory");
+	free(data);
+	fgit_buf_release(&dir);
+	fgit_buf_release(&tmp);
+	fgit_buf_release(&dst);
+	return ret;
+}
+
 int fgit_index_write(struct fgit_index *idx, const char *path,
 		     const struct fgit_index_write_opts *opts)
 {
+	static const struct fgit_index_write_opts defaults = FGIT_INDEX_WRITE_OPTS_INIT;
 	struct index_lock lk;
-	unsigned char *data = NULL;
-	size_t len = 0, done = 0;
+	unsigned char *data = NULL, sum[FGIT_MAX_RAWSZ];
+	size_t len = 0;
 	struct stat st;
 	int ret;
 
+	if (!opts)
+		opts = &defaults;
 	if ((ret = index_lock_acquire(&lk, path)) < 0)
 		return ret;
-	if ((ret = fgit_index_serialize(&data, &len, idx, opts)) < 0)
-		goto fail;
-	while (done < len) {
-		ssize_t n = write(lk.fd, data + done, len - done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			ret = fgit_error_errno(FGIT_ERROR, "unable to write new index file");
+	if (opts->flags & FGIT_INDEX_WRITE_SPLIT) {
+		if ((ret = write_shared(idx, path, opts, sum)) < 0 ||
+		    (ret = serialize(&data, &len, idx, opts, SER_FRONT, sum, idx->checksum)) < 0)
 			goto fail;
-		}
-		done += (size_t)n;
+	} else if ((ret = fgit_index_serialize(&data, &len, idx, opts)) < 0) {
+		goto fail;
+	}
+	if (write_all(lk.fd, data, len) < 0) {
+		ret = fgit_error_errno(FGIT_ERROR, "unable to write new index file");
+		goto fail;
 	}
 	if (fstat(lk.fd, &st) < 0) {
 		ret = fgit_error_errno(FGIT_ERROR, "could not stat '%s'", lk.lock_path);

@@ -275,6 +275,29 @@ int main(int argc, char **argv)
 		report("pathspec: every element in turn", t,
 		       runs < 3 ? runs : 3, hits, npaths);
 
+	/* the cost per path must not grow with the number of literals */
+	if (!*only || !strcmp(only, "scaling")) {
+		static const size_t counts[] = { 20, 200, 2000, 20000 };
+		char **many = malloc(20000 * sizeof(*many));
+		size_t c;
+		for (i = 0; i < 20000; i++)
+			many[i] = i < nspecs ? specs[i] : strdup(paths[rnd(npaths)]);
+		for (c = 0; c < sizeof(counts) / sizeof(*counts); c++) {
+			char label[64];
+			for (r = 0; r < runs; r++) {
+				fgit_pathspec_new(&ps, "", (const char *const *)many,
+						  counts[c], 0, NULL);
+				t0 = now();
+				hits = run_pathspec(ps);
+				t[r] = now() - t0;
+				fgit_pathspec_free(ps);
+			}
+			snprintf(label, sizeof(label), "pathspec: %zu literals (match only)",
+				 counts[c]);
+			report(label, t, runs, hits, npaths);
+		}
+	}
+
 	if (dump) {
 		char fn[4096];
 		FILE *f;

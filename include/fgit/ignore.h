@@ -63,7 +63,9 @@ struct fgit_ignore_options {
 	 * Read the per-directory file `path` (relative to the top) into
 	 * `out`; return 0, FGIT_ENOTFOUND when there is none, or another
 	 * negative code to fail the push.  When NULL, files are read from
-	 * `workdir` + "/" + path (and a missing file is no error).
+	 * `workdir` + "/" + path (a missing file is no error, an unreadable
+	 * one fails the push).  Git warns about an unreadable file and goes
+	 * on: a callback that prints and returns FGIT_ENOTFOUND does that.
 	 */
 	int (*read_file)(struct fgit_buf *out, const char *path, void *payload);
 	/*

@@ -110,6 +110,27 @@ _Noreturn void cli_usage_with_options(const char *const *usage,
 /* Print "usage: <line>" and exit 129. */
 _Noreturn void cli_usage(const char *line);
 
+/* ---- repository setup (cli/setup.c) ---- */
+
+struct fgit_repo;
+/*
+ * The repository this command runs in, discovered once (GIT_DIR,
+ * GIT_WORK_TREE, --bare and -C already applied by main.c), as git's
+ * setup_git_directory() does: "fatal: not a git repository ..." and exit
+ * 128 when there is none, fatal on a bad config or repository format.
+ * Sets cli_globals.prefix.  The handle lives until exit.
+ */
+struct fgit_repo *cli_repo(void);
+/* The same, but NULL when there is no repository (git's nongit_ok). */
+struct fgit_repo *cli_repo_gently(void);
+/* Configuration outside any repository (system, global, -c), for commands
+ * that may run without one; the repository's when one was set up. */
+struct fgit_config *cli_config(void);
+/* "fatal: this operation must be run in a work tree" unless inside one. */
+void cli_require_work_tree(struct fgit_repo *repo);
+/* prefix + path (git's prefix_filename); malloc'd. */
+char *cli_prefix_path(const char *prefix, const char *path);
+
 /* ---- subcommands ---- */
 #define CLI_CMD(name) int cmd_##name(int argc, const char **argv)
 

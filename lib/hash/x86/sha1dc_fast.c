@@ -101,6 +101,10 @@ static uint32_t ubc16(struct ubc_work *w, const unsigned char *data, unsigned cn
 	uint32_t any = 0;
 	unsigned k, dv;
 
+	/*
+	 * Gathers: a 16x16 transpose of loaded blocks measured slower here
+	 * (170-207 TSC ticks/block for the whole path against 150-175).
+	 */
 	for (k = 0; k < 16; k++)
 		W[k] = _mm512_shuffle_epi8(_mm512_mask_i32gather_epi32(
 			_mm512_setzero_si512(), lanes,
@@ -113,6 +117,14 @@ static uint32_t ubc16(struct ubc_work *w, const unsigned char *data, unsigned cn
 #include "hash/x86/sha1dc_ubc_avx512.inc"
 	}
 	memset(w->masks, 0, sizeof(w->masks));
+	{
+		/* Usually no lane survives any DV: skip the transposition. */
+		unsigned all = 0;
+		for (dv = 0; dv < FGIT_SHA1DC_NDV; dv++)
+			all |= alive[dv];
+		if (!all)
+			return 0;
+	}
 	for (dv = 0; dv < FGIT_SHA1DC_NDV; dv++) {
 		unsigned a = alive[dv];
 		while (a) {

@@ -52,25 +52,29 @@ enum { PLAIN_SHANI, PLAIN_PORTABLE, DC_PORTABLE, DC_FAST1, DC_FAST2, OBJ_PLAIN, 
 static const char *names[NVAR] = { "plain-shani", "plain-portable", "dc-portable",
 				   "dc-fast-1t", "dc-fast-2t", "obj1k-plain", "obj1k-dc" };
 
-/* The buffer as 1 KiB blobs; h receives the XOR of all ids (for a check). */
+/*
+ * The buffer as blobs of obj_size bytes (1 KiB, or SHA1BENCH_OBJ_SIZE); h
+ * receives the XOR of all ids (for a check).
+ */
+static size_t obj_size = 1024;
 static void objects(uint32_t h[5], const unsigned char *buf, size_t len, int detect)
 {
 	size_t off;
 	memset(h, 0, 20);
-	for (off = 0; off + 1024 <= len; off += 1024) {
+	for (off = 0; off + obj_size <= len; off += obj_size) {
 		unsigned char raw[20];
 		struct fgit_oid oid;
 		int i;
 		if (detect) {
-			fgit_hash_object(&oid, FGIT_HASH_SHA1, FGIT_OBJ_BLOB, buf + off, 1024);
+			fgit_hash_object(&oid, FGIT_HASH_SHA1, FGIT_OBJ_BLOB, buf + off, obj_size);
 			memcpy(raw, oid.hash, 20);
 		} else {
 			struct fgit_hash_ctx c;
 			char hdr[32];
-			int n = fgit_object_header(hdr, sizeof(hdr), FGIT_OBJ_BLOB, 1024);
+			int n = fgit_object_header(hdr, sizeof(hdr), FGIT_OBJ_BLOB, obj_size);
 			fgit_checksum_init(&c, FGIT_HASH_SHA1);
 			fgit_checksum_update(&c, hdr, n);
-			fgit_checksum_update(&c, buf + off, 1024);
+			fgit_checksum_update(&c, buf + off, obj_size);
 			fgit_checksum_final(raw, &c);
 		}
 		for (i = 0; i < 20; i++)
@@ -148,7 +152,9 @@ int main(int argc, char **argv)
 		free(buf);
 		return ticks();
 	}
-	if (!buf || runs < 1 || runs > 64) {
+	if (getenv("SHA1BENCH_OBJ_SIZE"))
+		obj_size = strtoul(getenv("SHA1BENCH_OBJ_SIZE"), NULL, 10);
+	if (!buf || runs < 1 || runs > 64 || obj_size < 1) {
 		fprintf(stderr, "usage: sha1bench [MiB] [runs<=64]\n");
 		return 1;
 	}
@@ -197,7 +203,8 @@ int main(int argc, char **argv)
 			memcpy(digest[v], h, sizeof(h));
 		}
 	}
-	printf("buffer %zu MiB random, %d runs each (interleaved)\n", mib, runs);
+	printf("buffer %zu MiB random, %d runs each (interleaved); obj1k-* use %zu-byte blobs\n",
+	       mib, runs, obj_size);
 	printf("wall-clock throughput, and throughput per CPU-second of the calling thread\n"
 	       "(best run: least disturbed by other load on the machine)\n");
 	printf("%-15s %10s %10s %10s %14s\n", "variant", "median", "min", "max", "cpu-best");

@@ -35,7 +35,7 @@ struct fgit_hash_ctx {
 	unsigned int detect;		/* collision detection on */
 	uint64_t total;			/* bytes hashed */
 	uint32_t h[8];			/* chaining value */
-	unsigned char block[64];	/* pending partial block */
+	unsigned char block[1024];	/* pending bytes (16 blocks) */
 	unsigned int used;		/* bytes in block */
 	int collision;			/* set when an attack was detected */
 };

@@ -43,12 +43,6 @@ extern const struct fgit_sha1dc_cond fgit_sha1dc_conds[FGIT_SHA1DC_NCONDS];
 /* Expand a 64-byte block (big-endian words) into W[0..79]. */
 void fgit_sha1dc_expand(uint32_t W[80], const unsigned char *block);
 
-/*
- * The conditions sorted by DV, single-bit ones first; start[dv] indexes the
- * first of DV dv (start[NDV] = NCONDS).  Built once, thread-safe.
- */
-const struct fgit_sha1dc_cond *fgit_sha1dc_conds_by_dv(unsigned start[FGIT_SHA1DC_NDV + 1]);
-
 /* The unavoidable-bit-condition check: bit n set = DV n must be tested. */
 uint32_t fgit_sha1dc_ubc(const uint32_t W[80]);
 

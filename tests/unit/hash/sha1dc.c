@@ -374,3 +374,90 @@ TEST(sha1dc, detected_in_big_stream)
 	fgit_sha1dc_set_threads(-1);
 	free(p);
 }
+
+/*
+ * Union-find with parity over the 80 x 32 message bits: each condition of
+ * DV dv says bit a ^ bit b = v.  Then write a solution into W.
+ */
+static int uf_parent[80 * 32], uf_parity[80 * 32];
+
+static int uf_find(int x, int *par)
+{
+	int p = 0;
+	while (uf_parent[x] != x) {
+		p ^= uf_parity[x];
+		x = uf_parent[x];
+	}
+	*par = p;
+	return x;
+}
+
+static void satisfy(uint32_t W[80], unsigned dv)
+{
+	unsigned n, x, k;
+
+	for (k = 0; k < 80 * 32; k++) {
+		uf_parent[k] = (int)k;
+		uf_parity[k] = 0;
+	}
+	for (n = 0; n < FGIT_SHA1DC_NCONDS; n++) {
+		const struct fgit_sha1dc_cond *c = &fgit_sha1dc_conds[n];
+		const struct fgit_sha1dc_group *g = &fgit_sha1dc_groups[c->group];
+		if (c->dv != dv)
+			continue;
+		for (x = 0; x < 32; x++) {
+			uint32_t bit = 1u << x;
+			int a, b, pa, pb, v;
+			if (!((c->must0 | c->must1) & bit))
+				continue;
+			/* T bit x = W[i] bit x ^ W[j] bit (x - r). */
+			v = (c->must1 & bit) != 0;
+			a = uf_find((int)(g->i * 32 + x), &pa);
+			b = uf_find((int)(g->j * 32 + ((x - g->r) & 31)), &pb);
+			if (a != b) {
+				uf_parent[a] = b;
+				uf_parity[a] = pa ^ pb ^ v;
+			}
+		}
+	}
+	/* Roots keep their random value; every other bit follows its root. */
+	for (k = 0; k < 80 * 32; k++) {
+		int p, r = uf_find((int)k, &p);
+		uint32_t rootbit = W[r / 32] >> (r % 32) & 1;
+		uint32_t want = rootbit ^ (uint32_t)p;
+		W[k / 32] = (W[k / 32] & ~(1u << (k % 32))) | want << (k % 32);
+	}
+}
+
+TEST(sha1dc, generated_check_equals_table)
+{
+	/*
+	 * The straight-line check (generated code) against the condition table
+	 * read one entry at a time, on random W and on W made to satisfy
+	 * every condition of one DV (so each DV's bit is seen set).
+	 */
+	uint32_t W[80];
+	unsigned round, n;
+	unsigned char blk[64];
+
+	for (round = 0; round < 2000 + 32; round++) {
+		uint32_t want = ~0u, T[FGIT_SHA1DC_NGROUPS];
+		fill(blk, sizeof(blk));
+		fgit_sha1dc_expand(W, blk);
+		if (round >= 2000)
+			satisfy(W, round - 2000);
+		for (n = 0; n < FGIT_SHA1DC_NGROUPS; n++) {
+			const struct fgit_sha1dc_group *g = &fgit_sha1dc_groups[n];
+			uint32_t r = g->r ? W[g->j] << g->r | W[g->j] >> (32 - g->r) : W[g->j];
+			T[n] = W[g->i] ^ r;
+		}
+		for (n = 0; n < FGIT_SHA1DC_NCONDS; n++) {
+			const struct fgit_sha1dc_cond *c = &fgit_sha1dc_conds[n];
+			if ((T[c->group] & c->must0) | (~T[c->group] & c->must1))
+				want &= ~(1u << c->dv);
+		}
+		CHECK_MSG(fgit_sha1dc_ubc(W) == want, "round %u", round);
+		if (round >= 2000)
+			CHECK_MSG(want & (1u << (round - 2000)), "DV %u not satisfiable", round - 2000);
+	}
+}

@@ -47,11 +47,11 @@
 
 /* Which vector check this CPU runs (FGIT_SHA1DC_CHECK forces one, for tests). */
 enum check_kind { CHECK_SCALAR, CHECK_AVX2, CHECK_AVX512 };
-static pthread_once_t plan_once = PTHREAD_ONCE_INIT;
+static pthread_once_t check_once = PTHREAD_ONCE_INIT;
 static _Atomic int check_kind;
 static int check_best;
 
-static void make_plan(void)
+static void choose_check(void)
 {
 	const char *env = getenv("FGIT_SHA1DC_CHECK");
 
@@ -70,7 +70,7 @@ int fgit_sha1dc_force_check(const char *name)
 	int want = !strcmp(name, "avx512") ? CHECK_AVX512 : !strcmp(name, "avx2")
 		? CHECK_AVX2 : !strcmp(name, "scalar") ? CHECK_SCALAR : -1;
 
-	pthread_once(&plan_once, make_plan);
+	pthread_once(&check_once, choose_check);
 	if (!strcmp(name, "best"))
 		want = check_best;
 	if (want < 0 || want > check_best)
@@ -386,7 +386,7 @@ int fgit_sha1dc_ubc_multi(uint32_t *masks, const unsigned char *data, unsigned c
 {
 	struct ubc_work w;
 
-	pthread_once(&plan_once, make_plan);
+	pthread_once(&check_once, choose_check);
 	if (cnt < 1 || cnt > 16)
 		return -1;
 	check16(&w, data, cnt);
@@ -434,7 +434,7 @@ int fgit_sha1dc_blocks_fast(uint32_t h[5], const unsigned char *data, size_t nbl
 	uint64_t flagged = 0, total = nblocks;
 	int found = 0;
 
-	pthread_once(&plan_once, make_plan);
+	pthread_once(&check_once, choose_check);
 	if (check_kind != CHECK_SCALAR && nblocks >= THREAD_MIN_BLOCKS && use_threads()) {
 		size_t nchunks = nblocks / 16;
 		int ret = chunks_threaded(h, data, nchunks, &flagged);

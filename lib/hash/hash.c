@@ -15,6 +15,10 @@
 #include "hash/sha1dc.h"
 
 
+/*
+ * NEEDSWORK: SHA-256 repositories.  The algorithm is recorded but every
+ * context computes SHA-1 (20 bytes; the rest of an id stays zero).
+ */
 static void ctx_init(struct fgit_hash_ctx *c, int algo, unsigned detect)
 {
 	memset(c, 0, sizeof(*c));
@@ -137,7 +141,7 @@ void fgit_objname_update(struct fgit_hash_ctx *c, const void *data, size_t len)
 
 int fgit_objname_final(struct fgit_oid *out, struct fgit_hash_ctx *c)
 {
-	unsigned char raw[FGIT_MAX_RAWSZ];
+	unsigned char raw[FGIT_MAX_RAWSZ] = { 0 };
 	ctx_final(raw, c);
 	fgit_oid_from_raw(out, raw, c->algo);
 	if (c->collision) {

@@ -25,11 +25,17 @@
  * passes for some DV with probability about 1/80 (measured: 1.2% of blocks
  * of random data); only then do we recompress.
  *
- * NEEDSWORK: these conditions are our own derivation, validated on the 22
- * attack blocks we have (SHAttered and Shambles, both DV II(52,0)).  The
- * USENIX paper's published conditions (steps 35-65, with the majority-round
- * terms) were not used; a cross-check against them would tell whether any
- * of ours in steps 20-34 is avoidable by an attack on another DV.
+ * NEEDSWORK (security): these conditions are our own derivation, validated
+ * only on the 22 attack blocks we have (SHAttered and Shambles, both DV
+ * II(52,0)).  The reference detector's conditions (generated from the
+ * paper's bit-relation data) read W[35..65] only and include majority-round
+ * terms; ours read W[20..65].  Those on W[20..34] hold in every real attack
+ * block but are not in the reference set, so an attack on another DV might
+ * avoid one at some cost and go undetected.  Dropping them without adding
+ * the majority-round terms flags 1.5 DVs per block (unusably slow); our own
+ * majority-round rule is broken by the real blocks at step 41, so it is not
+ * used.  The fix is the paper's condition data (the brief counts it as
+ * data), or a correct derivation of the majority-round conditions.
  *
  * The result does not depend on the chaining state except through the
  * recompression, so a faster compression (SHA extensions, see

@@ -249,6 +249,12 @@ void fgit_index_invalidate_path(struct fgit_index *idx, const char *path);
 int fgit_index_cache_tree_set(struct fgit_index *idx, const char *dir,
 			      int entry_count, int subtree_count,
 			      const struct fgit_oid *oid);
+/*
+ * Remove the node of directory dir (not "") and everything under it, as
+ * git's cache_tree_update drops subtrees of directories that are gone.
+ * FGIT_ENOTFOUND when there is no such node.
+ */
+int fgit_index_cache_tree_remove(struct fgit_index *idx, const char *dir);
 /* Drop the whole cache tree. */
 void fgit_index_cache_tree_clear(struct fgit_index *idx);
 

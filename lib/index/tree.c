@@ -255,3 +255,25 @@ int fgit_index_cache_tree_set(struct fgit_index *idx, const char *dir,
 		n->oid = *oid;
 	return 0;
 }
+
+int fgit_index_cache_tree_remove(struct fgit_index *idx, const char *dir)
+{
+	const char *slash = strrchr(dir, '/');
+	struct fgit_buf parent = FGIT_BUF_INIT;
+	struct ct_node *p;
+	const char *name = slash ? slash + 1 : dir;
+	long pos;
+
+	if (!*dir || !idx->tree)
+		return FGIT_ENOTFOUND;
+	if (slash && fgit_buf_add(&parent, dir, slash - dir) < 0)
+		return FGIT_ENOMEM;
+	p = ct_walk(idx->tree, parent.ptr, 0);
+	fgit_buf_release(&parent);
+	if (!p || (pos = ct_pos(p, name, strlen(name))) < 0)
+		return FGIT_ENOTFOUND;
+	ct_free(p->down[pos]);
+	memmove(p->down + pos, p->down + pos + 1, (p->nr - pos - 1) * sizeof(*p->down));
+	p->nr--;
+	return 0;
+}

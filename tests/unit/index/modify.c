@@ -199,6 +199,12 @@ TEST(index_modify, cache_tree_api)
 	CHECK(fgit_index_cache_tree_get(&n, &s, NULL, idx, "x/y") == 0 && n == -1);
 	fgit_index_invalidate_path(idx, "x/y");	/* a file named like the dir: subtree goes */
 	CHECK(fgit_index_cache_tree_get(&n, &s, NULL, idx, "x/y") == FGIT_ENOTFOUND);
+	CHECK(fgit_index_cache_tree_set(idx, "x/z/w", 1, 0, &oid) == 0);
+	CHECK(fgit_index_cache_tree_remove(idx, "x/z") == 0);
+	CHECK(fgit_index_cache_tree_get(&n, &s, NULL, idx, "x") == 0 && s == 0);
+	CHECK(fgit_index_cache_tree_remove(idx, "x/z") == FGIT_ENOTFOUND);
+	CHECK(fgit_index_cache_tree_remove(idx, "x") == 0);
+	CHECK(fgit_index_cache_tree_get(&n, &s, NULL, idx, "") == 0 && s == 0);
 	fgit_index_free(idx);
 }
 

@@ -113,19 +113,25 @@ struct fgit_index_load_opts {
 /*
  * Read and validate an index file: header, every entry's bounds and name,
  * extensions; with FGIT_INDEX_LOAD_VERIFY also the sort order and checksum.
- * Errors (message in git's words where
- * git has one):
- *   FGIT_ENOTFOUND  the file does not exist (unless MISSING_OK);
- *   FGIT_EINVALID   corrupt: "bad signature 0x%08x", "bad index version %d",
- *                   "bad index file sha1 signature", "index file smaller
- *                   than expected", "index file corrupt", "unordered stage
- *                   entries in index", "index uses %.4s extension, which we
- *                   do not understand", ...  For the first three git prints
- *                   "error: <that>" then "fatal: index file corrupt"; see
- *                   fgit_index_error_is_hdr().
- *   FGIT_ERROR      I/O errors ("<path>: index file open failed: ...").
- * opts may be NULL (defaults).  Thread-safe (uses its own threads when
- * opts->threads allows).
+ * A split index is resolved against opts->shared_index_dir.  Errors, in
+ * git's words where git has them:
+ *   FGIT_ENOTFOUND  the file (or the shared index) does not exist (unless
+ *                   MISSING_OK): "<path>: index file open failed: <errno>";
+ *   FGIT_EINVALID   "bad signature 0x%08x", "bad index version %d",
+ *                   "bad index file sha1 signature", "index uses %.4s
+ *                   extension, which we do not understand" (for these four
+ *                   git prints "error: <message>" then "fatal: index file
+ *                   corrupt": see fgit_index_error_is_hdr()); "<path>: index
+ *                   file smaller than expected", "index file corrupt" (an
+ *                   entry or extension running past the end, where git
+ *                   would read out of bounds), "unknown index entry format
+ *                   0x%08x", "unordered stage entries in index", "multiple
+ *                   stage entries for merged file '%s'", "unordered stage
+ *                   entries for '%s'", "broken index, expect %s in %s, got
+ *                   %s", "corrupt link extension ...";
+ *   FGIT_ERROR      other I/O errors; FGIT_ENOMEM.
+ * opts may be NULL (defaults).  Thread-safe; uses up to opts->threads
+ * threads of its own.
  */
 int fgit_index_load(struct fgit_index **out, const char *path,
 		    const struct fgit_index_load_opts *opts);
@@ -133,8 +139,8 @@ int fgit_index_load(struct fgit_index **out, const char *path,
 /*
  * After fgit_index_load() failed on this thread: nonzero when git reports
  * the failure as "error: <message>" followed by "fatal: index file corrupt"
- * (bad signature, bad version, bad checksum), zero when git says only
- * "fatal: <message>".
+ * (bad signature, bad version, bad checksum, unknown required extension),
+ * zero when git says only "fatal: <message>".
  */
 int fgit_index_error_is_hdr(void);
 

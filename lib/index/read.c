@@ -456,6 +456,9 @@ static int load_entries(struct fgit_index *idx, size_t *end, const struct load_c
 		for (i = 0; ok && i < nblocks; i++)
 			if (blocks[i].ret || (i + 1 < nblocks && blocks[i].end != blocks[i + 1].off))
 				ok = 0;
+		/* IEOT blocks must also end where EOIE says the entries end */
+		if (ok && !scan && blocks[nblocks - 1].end != eoie_off)
+			ok = 0;
 		if (ok) {
 			for (i = 0; i < nblocks; i++)
 				arena_merge(&idx->arena, &blocks[i].arena);
@@ -594,8 +597,13 @@ static int merge_split(struct fgit_index *idx, const struct link_ext *l,
 	}
 	if (ret < 0)
 		goto out;
-	if ((ret = load_file(&base, bpath.ptr, opts, 0)) < 0)
-		goto out;
+	{
+		/* the shared index must exist, whatever the caller allows for the index */
+		struct fgit_index_load_opts bo = *opts;
+		bo.flags &= ~FGIT_INDEX_LOAD_MISSING_OK;
+		if ((ret = load_file(&base, bpath.ptr, &bo, 0)) < 0)
+			goto out;
+	}
 	fgit_oid_from_raw(&sum, base->checksum, idx->algo);
 	if (!fgit_oid_equal(&sum, &l->base)) {
 		ret = fgit_error_set(FGIT_EINVALID, "broken index, expect %s in %s, got %s",

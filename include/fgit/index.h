@@ -294,6 +294,15 @@ const char *fgit_index_ignored_extension(const struct fgit_index *idx, size_t i)
 /* Was the index loaded from a split index (link extension)? */
 int fgit_index_was_split(const struct fgit_index *idx);
 
+/*
+ * Has the index been modified through this API since it was loaded or last
+ * written (git's cache_changed, for SKIP_IF_UNCHANGED writes)?  Changes
+ * made through fgit_index_get_mut() are not seen: call
+ * fgit_index_mark_changed() after them.
+ */
+int fgit_index_is_changed(const struct fgit_index *idx);
+void fgit_index_mark_changed(struct fgit_index *idx);
+
 /* ---- writing ---- */
 
 struct fgit_index_write_opts {

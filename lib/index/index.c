@@ -133,6 +133,7 @@ int fgit_index_new(struct fgit_index **out, int algo)
 void fgit_index_clear(struct fgit_index *idx)
 {
 	size_t i;
+	idx->changed = 1;
 	/* Loaded entries go with their arenas: only visit them if some were added. */
 	if (idx->heap_entries)
 		for (i = 0; i < idx->nr; i++)
@@ -272,6 +273,7 @@ int fgit_index_find_any_stage(size_t *out, const struct fgit_index *idx,
 
 static void untr_drop(struct fgit_index *idx)
 {
+	idx->changed = 1;
 	free(idx->untr);
 	idx->untr = NULL;
 	idx->untr_len = 0;
@@ -491,12 +493,14 @@ int fgit_index_has_cache_tree(const struct fgit_index *idx)
 
 void fgit_index_invalidate_path(struct fgit_index *idx, const char *path)
 {
+	idx->changed = 1;
 	if (idx->tree)
 		ct_invalidate(idx->tree, path);
 }
 
 void fgit_index_cache_tree_clear(struct fgit_index *idx)
 {
+	idx->changed = 1;
 	ct_free(idx->tree);
 	idx->tree = NULL;
 }
@@ -530,6 +534,7 @@ const struct fgit_index_reuc *fgit_index_reuc_lookup(const struct fgit_index *id
 
 void fgit_index_reuc_clear(struct fgit_index *idx)
 {
+	idx->changed = 1;
 	reuc_release(&idx->reuc);
 }
 
@@ -552,6 +557,16 @@ void fgit_index_untracked_cache_drop(struct fgit_index *idx)
 const char *fgit_index_ignored_extension(const struct fgit_index *idx, size_t i)
 {
 	return i < idx->ignored_nr ? idx->ignored[i] : NULL;
+}
+
+int fgit_index_is_changed(const struct fgit_index *idx)
+{
+	return idx->changed;
+}
+
+void fgit_index_mark_changed(struct fgit_index *idx)
+{
+	idx->changed = 1;
 }
 
 int fgit_index_was_split(const struct fgit_index *idx)

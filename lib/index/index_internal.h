@@ -63,6 +63,7 @@ struct fgit_index {
 	int was_split;
 	unsigned int load_threads;
 	int unsorted;			/* fgit_index_append() since the last sort */
+	int changed;			/* modified since loaded or written */
 	char (*ignored)[5];		/* unknown optional extensions dropped */
 	size_t ignored_nr;
 };

@@ -244,6 +244,7 @@ int fgit_index_cache_tree_set(struct fgit_index *idx, const char *dir,
 {
 	struct ct_node *n;
 
+	idx->changed = 1;
 	if (!idx->tree && !(idx->tree = ct_new("", 0)))
 		return fgit_error_set(FGIT_ENOMEM, "out of memory");
 	n = ct_walk(idx->tree, dir, 1);
@@ -275,5 +276,6 @@ int fgit_index_cache_tree_remove(struct fgit_index *idx, const char *dir)
 	ct_free(p->down[pos]);
 	memmove(p->down + pos, p->down + pos + 1, (p->nr - pos - 1) * sizeof(*p->down));
 	p->nr--;
+	idx->changed = 1;
 	return 0;
 }

@@ -422,6 +422,7 @@ int fgit_index_write(struct fgit_index *idx, const char *path,
 	if ((ret = index_lock_commit(&lk)) < 0)
 		goto out;
 	idx->have_file = 1;
+	idx->changed = 0;
 	idx->mtime_sec = (uint32_t)st.st_mtim.tv_sec;
 	idx->mtime_nsec = (uint32_t)st.st_mtim.tv_nsec;
 	goto out;

@@ -216,6 +216,7 @@ TEST(index_modify, lock_held)
 	CHECK(setup());
 	fgit_buf_addf(&p, "%s/.git/index", dir);
 	CHECK(fgit_index_load(&idx, p.ptr, NULL) == 0);
+	CHECK(!fgit_index_is_changed(idx));
 	CHECK(fgit_buf_read_file(&before, p.ptr) == 0);
 	CHECK(sh("touch '%s.lock'", p.ptr) == 0);
 	CHECK(fgit_index_add(idx, mk("zz", 0, NULL)) == 0);
@@ -226,7 +227,9 @@ TEST(index_modify, lock_held)
 	CHECK(before.len == after.len && !memcmp(before.ptr, after.ptr, before.len));
 	CHECK(sh("test -f '%s.lock' && rm '%s.lock'", p.ptr, p.ptr) == 0);
 	/* and once free, the write goes through and git agrees */
+	CHECK(fgit_index_is_changed(idx));
 	CHECK(fgit_index_write(idx, p.ptr, NULL) == 0);
+	CHECK(!fgit_index_is_changed(idx));
 	CHECK(sh("test ! -f '%s.lock'", p.ptr) == 0);
 	CHECK(capture(&after, "cd '%s' && " GIT " ls-files", dir) == 0);
 	CHECK(!strcmp(after.ptr, "a/b/c\na/b/d\na/e\nf/g\nh\nzz\n"));

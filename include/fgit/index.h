@@ -323,6 +323,13 @@ struct fgit_index_write_opts {
 	unsigned int flags;		/* enum fgit_index_write_flags */
 	/* With FGIT_INDEX_WRITE_SPLIT: the git dir; NULL: the index's dir. */
 	const char *shared_index_dir;
+	/*
+	 * splitIndex.sharedIndexExpire: after writing a new shared index, the
+	 * other sharedindex.* files last modified at or before this time (Unix
+	 * seconds) are deleted, as git does; 0 = never; -1 = git's default,
+	 * two weeks ago.
+	 */
+	int64_t shared_index_expire;
 };
 enum fgit_index_write_flags {
 	/* Do not write the TREE extension (git's drop_cache_tree). */
@@ -334,13 +341,12 @@ enum fgit_index_write_flags {
 	 * what git writes when it decides on a new shared index.
 	 * NEEDSWORK: git reuses the old shared index until
 	 * splitIndex.maxPercentChange (20%) of the entries changed, writing
-	 * only the changed ones in the front; old sharedindex.* files are left
-	 * for git to expire (splitIndex.sharedIndexExpire).
+	 * only the changed ones in the front.
 	 */
 	FGIT_INDEX_WRITE_SPLIT = 1 << 1,
 };
 #define FGIT_INDEX_WRITE_OPTS_VERSION 1
-#define FGIT_INDEX_WRITE_OPTS_INIT { FGIT_INDEX_WRITE_OPTS_VERSION, 0, -1, -1, -1, 0, 0, NULL }
+#define FGIT_INDEX_WRITE_OPTS_INIT { FGIT_INDEX_WRITE_OPTS_VERSION, 0, -1, -1, -1, 0, 0, NULL, -1 }
 
 /*
  * Serialise the index into buf-like memory: *out (malloc'd, caller frees)

@@ -9,11 +9,13 @@
  * The file is built in memory and written with one write() to
  * "<index>.lock", then renamed over the index.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "fgit/buf.h"
 #include "fgit/common.h"
@@ -332,6 +334,32 @@ static int write_all(int fd, const unsigned char *data, size_t len)
 	return 0;
 }
 
+/* git's clean_shared_index_files(): expire the other sharedindex.* files. */
+static void clean_shared(const char *dir, const char *keep_hex, int64_t expire)
+{
+	struct fgit_buf path = FGIT_BUF_INIT;
+	struct dirent *de;
+	DIR *d;
+
+	if (expire == -1)
+		expire = (int64_t)time(NULL) - 14 * 24 * 3600;
+	if (!expire || !(d = opendir(dir)))
+		return;
+	while ((de = readdir(d)) != NULL) {
+		struct stat st;
+		if (strncmp(de->d_name, "sharedindex.", 12) || !strcmp(de->d_name + 12, keep_hex))
+			continue;
+		fgit_buf_reset(&path);
+		if (fgit_buf_addf(&path, "%s/%s", dir, de->d_name) < 0)
+			break;
+		/* NEEDSWORK: git warns "unable to unlink: %s"; we stay silent */
+		if (!stat(path.ptr, &st) && (int64_t)st.st_mtime <= expire)
+			unlink(path.ptr);
+	}
+	closedir(d);
+	fgit_buf_release(&path);
+}
+
 /* Write the shared index for a split write; its checksum into sum. */
 static int write_shared(struct fgit_index *idx, const char *path,
 			const struct fgit_index_write_opts *opts, unsigned char *sum)
@@ -375,6 +403,7 @@ static int write_shared(struct fgit_index *idx, const char *path,
 		unlink(tmp.ptr);
 		goto out;
 	}
+	clean_shared(dir.ptr, hex, opts->shared_index_expire);
 	ret = 0;
 out:
 	if (fd >= 0) {

@@ -482,7 +482,12 @@ TEST(index_read, split_write_like_git)
 	fgit_buf_addf(&p, "%s/.git/index.fgit", dir);
 	wo.flags = FGIT_INDEX_WRITE_SPLIT;
 	wo.shared_index_dir = g.ptr;
+	/* stale shared indexes expire as in git (default: two weeks) */
+	CHECK(sh("cd '%s/.git' && touch -d '3 weeks ago' sharedindex.1111111111111111111111111111111111111111 && "
+		 "touch -d '1 week ago' sharedindex.2222222222222222222222222222222222222222", dir) == 0);
 	CHECK(fgit_index_write(idx, p.ptr, &wo) == 0);
+	CHECK(sh("cd '%s/.git' && ! test -f sharedindex.1111111111111111111111111111111111111111 && "
+		 "rm sharedindex.2222222222222222222222222222222222222222", dir) == 0);
 	CHECK(sh("cd '%s/.git' && ls sharedindex.* | wc -l | grep -qx 1", dir) == 0);
 	/* git splits the same index: the same shared file, the same front */
 	CHECK(sh("cd '%s' && " GIT " update-index --split-index", dir) == 0);

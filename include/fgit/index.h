@@ -330,23 +330,32 @@ struct fgit_index_write_opts {
 	 * two weeks ago.
 	 */
 	int64_t shared_index_expire;
+	/*
+	 * splitIndex.maxPercentChange: a new shared index is written when
+	 * more than this percentage of the entries are not in the current
+	 * one; -1 = git's default, 20; 0 = always; 100 = never.
+	 */
+	int split_max_percent;
 };
 enum fgit_index_write_flags {
 	/* Do not write the TREE extension (git's drop_cache_tree). */
 	FGIT_INDEX_WRITE_NO_CACHE_TREE = 1 << 0,
 	/*
-	 * core.splitIndex: write every entry to a new shared index
-	 * "sharedindex.<its checksum>" (no TREE/REUC/UNTR, as git) and the
-	 * index itself as a front with no entries and a link to it, which is
-	 * what git writes when it decides on a new shared index.
-	 * NEEDSWORK: git reuses the old shared index until
-	 * splitIndex.maxPercentChange (20%) of the entries changed, writing
-	 * only the changed ones in the front.
+	 * core.splitIndex.  When the index was loaded from a split index and
+	 * its shared index is still there, only what changed goes into the
+	 * index file (entries that differ from the shared ones or are racy,
+	 * nameless, then new entries; delete and replace bitmaps), as git
+	 * does; otherwise, or past split_max_percent, all entries go to a new
+	 * "sharedindex.<checksum>" (no TREE/REUC/UNTR) and the index file has
+	 * none, byte for byte what `git update-index --split-index` writes.
+	 * NEEDSWORK: the incremental front is valid for git but not always
+	 * the same bytes (git's EWAH encoding, its racy bookkeeping), and git
+	 * freshens the shared index's mtime, which we do not.
 	 */
 	FGIT_INDEX_WRITE_SPLIT = 1 << 1,
 };
 #define FGIT_INDEX_WRITE_OPTS_VERSION 1
-#define FGIT_INDEX_WRITE_OPTS_INIT { FGIT_INDEX_WRITE_OPTS_VERSION, 0, -1, -1, -1, 0, 0, NULL, -1 }
+#define FGIT_INDEX_WRITE_OPTS_INIT { FGIT_INDEX_WRITE_OPTS_VERSION, 0, -1, -1, -1, 0, 0, NULL, -1, -1 }
 
 /*
  * Serialise the index into buf-like memory: *out (malloc'd, caller frees)

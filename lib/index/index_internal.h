@@ -64,6 +64,8 @@ struct fgit_index {
 	unsigned int load_threads;
 	int unsorted;			/* fgit_index_append() since the last sort */
 	int changed;			/* modified since loaded or written */
+	int has_base;			/* split: base_oid names our shared index */
+	unsigned char base_oid[FGIT_MAX_RAWSZ];
 	char (*ignored)[5];		/* unknown optional extensions dropped */
 	size_t ignored_nr;
 };

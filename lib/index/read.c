@@ -671,6 +671,8 @@ static int merge_split(struct fgit_index *idx, const struct link_ext *l,
 	arena_merge(&idx->arena, &base->arena);
 	base->nr = 0;
 	idx->was_split = 1;
+	idx->has_base = 1;
+	memcpy(idx->base_oid, l->base.hash, fgit_hash_rawsz(idx->algo));
 	ret = 0;
 out:
 	free(merged);

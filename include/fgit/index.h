@@ -366,6 +366,11 @@ int fgit_index_serialize(unsigned char **out, size_t *len, struct fgit_index *id
 			 const struct fgit_index_write_opts *opts);
 
 /*
+ * Racily clean entries: before writing, git smudges (sets size to 0) each
+ * entry that fgit_index_entry_is_racy() and whose file no longer matches
+ * its id, so a later stat cannot pass it as clean.  The library does not
+ * look at files: the caller (lib/worktree) does that before writing.
+ *
  * Write the index to path through "<path>.lock" (created O_EXCL, written,
  * renamed into place; not fsync'd, as git with core.fsync unset).
  * FGIT_ELOCKED when the lock is held, message in git's words:

@@ -198,11 +198,26 @@ int fgit_index_find_any_stage(size_t *out, const struct fgit_index *idx,
  * replaces the entry with the same path and stage; adding a stage-0 entry
  * removes stages 1-3 of that path (recording them in resolve-undo, as git
  * does).  The cache tree is invalidated along the path and the untracked
- * cache dropped.  FGIT_EINVALID ("invalid path '%s'") for a path git's
+ * cache dropped.  A path that would be both a file and a directory is
+ * refused (see fgit_index_add_ex()).  FGIT_EINVALID ("invalid path '%s'") for a path git's
  * verify_path() refuses (empty, ".", ".." or ".git" component, leading or
  * trailing slash) or stage > 3; FGIT_ENOMEM.
  */
 int fgit_index_add(struct fgit_index *idx, struct fgit_index_entry *e);
+
+enum fgit_index_add_flags {
+	/* Remove the entries that make e's path both a file and a directory. */
+	FGIT_INDEX_ADD_OK_TO_REPLACE = 1 << 0,
+	/* Do not look for such entries at all (git's ADD_CACHE_SKIP_DFCHECK). */
+	FGIT_INDEX_ADD_SKIP_DFCHECK = 1 << 1,
+};
+/*
+ * fgit_index_add() with flags.  Without OK_TO_REPLACE or SKIP_DFCHECK, a
+ * path that would be both a file and a directory at its stage ("a" next to
+ * "a/b") is refused: FGIT_EEXISTS, "'%s' appears as both a file and as a
+ * directory" (git's words).
+ */
+int fgit_index_add_ex(struct fgit_index *idx, struct fgit_index_entry *e, unsigned int flags);
 
 /*
  * Bulk building (read-tree, add of a whole tree): append e without keeping

@@ -17,6 +17,7 @@
 #include "fgit/object.h"
 #include "fgit/odb.h"
 #include "fgit/ordered.h"
+#include "fgit/repo.h"
 
 static const char *const cat_file_usage[] = {
 	"git cat-file <type> <object>",
@@ -143,8 +144,16 @@ static _Noreturn void die_read(void)
 
 static void resolve_or_die(struct fgit_oid *oid, struct fgit_odb *odb, const char *name)
 {
-	if (cli_resolve(oid, odb, name) < 0)
+	struct fgit_revparse_info info = FGIT_REVPARSE_INFO_INIT;
+	int r = fgit_revparse_ext(oid, &info, cli_repo(), name);
+	(void)odb;
+	if (r < 0 && info.why == FGIT_REVPARSE_PATH_ERROR)
+		die_last();	/* "path 'x' does not exist in 'HEAD'" */
+	if (r < 0 && r != FGIT_ENOTFOUND)
+		error_last();	/* a bad peel, an ambiguous id */
+	if (r < 0)
 		die("Not a valid object name %s", name);
+	fgit_revparse_info_release(&info);
 }
 
 static int cat_one(int opt, const char *type_name, const char *name)
@@ -163,8 +172,7 @@ static int cat_one(int opt, const char *type_name, const char *name)
 			die("invalid object type \"%s\"", type_name);
 	}
 	if (opt == 'e') {
-		if (cli_resolve(&oid, odb, name) < 0)
-			die("Not a valid object name %s", name);
+		resolve_or_die(&oid, odb, name);
 		return fgit_odb_exists(odb, &oid) ? 0 : 1;
 	}
 	resolve_or_die(&oid, odb, name);

@@ -147,6 +147,18 @@ test_expect_success 'an object both loose and packed is listed once' '
 	compare_sorted cat-file --batch-all-objects --unordered --batch-check
 '
 
+test_expect_success 'revision syntax (fgit_revparse_single)' '
+	cd "$TRASH/repo" &&
+	compare cat-file -p HEAD^{tree} && compare cat-file -p HEAD:dir/sub/n &&
+	compare cat-file -t HEAD~2 && compare cat-file -s "HEAD^:sp ace" &&
+	compare cat-file tree v1.0^{} && compare_fail cat-file -p HEAD:no/such/path &&
+	compare_fail cat-file -e HEAD:nope && compare_fail cat-file -t HEAD^{blob} &&
+	printf "HEAD:file\nHEAD~1:dir rest of line\nHEAD:nope\nv1.0^{}\n" >"$CMP/revs" &&
+	compare_stdin "$CMP/revs" cat-file --batch-check &&
+	compare_stdin "$CMP/revs" cat-file "--batch-check=%(objectname) %(rest)" &&
+	compare_stdin "$CMP/revs" cat-file --batch
+'
+
 test_expect_success 'alternates' '
 	git clone -q -s "$TRASH/repo" "$TRASH/alt" && cd "$TRASH/alt" &&
 	echo new >new && git add new && git commit -qm new &&

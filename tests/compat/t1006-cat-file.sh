@@ -186,6 +186,16 @@ test_expect_success 'index v1 and a pack with 64-bit offsets' '
 	compare cat-file --batch-all-objects "--batch-check=%(objectname) %(objectsize:disk) %(deltabase)"
 '
 
+test_expect_success 'several packs with a multi-pack-index' '
+	git init -q "$TRASH/midx" && cd "$TRASH/midx" &&
+	for i in 1 2 3; do seq $i 300 >f && git add f && git commit -qm $i &&
+		git repack -dq || return 1; done &&
+	git multi-pack-index write && test -f .git/objects/pack/multi-pack-index &&
+	compare cat-file --batch-all-objects --batch &&
+	compare_sorted cat-file --batch-all-objects --unordered --batch-check &&
+	compare count-objects -v
+'
+
 test_expect_success 'REF_DELTA (thin-style) pack' '
 	git init -q "$TRASH/ref" && cd "$TRASH/ref" &&
 	for i in 1 2 3 4; do seq $i 400 >f && git add f && git commit -qm $i; done &&

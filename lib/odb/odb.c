@@ -517,7 +517,7 @@ static int foreach_common(struct fgit_odb *odb, unsigned int flags, struct forea
 		pthread_rwlock_rdlock(&odb->packs_lock);
 		np = odb->npacks;
 		packs = malloc((np ? np : 1) * sizeof(*packs));
-		if (packs)
+		if (packs && np)
 			memcpy(packs, odb->packs, np * sizeof(*packs));
 		pthread_rwlock_unlock(&odb->packs_lock);
 		if (!packs)
@@ -807,7 +807,8 @@ static void count_pack_garbage(struct count_ctx *c, struct fgit_odb *odb)
 		names[n++] = strdup(de->d_name);
 	}
 	closedir(dir);
-	qsort(names, n, sizeof(*names), name_cmp);
+	if (n > 1)
+		qsort(names, n, sizeof(*names), name_cmp);
 	for (i = 0; i < n; i++) {
 		const char *nm = names[i];
 		fgit_buf_reset(&path);

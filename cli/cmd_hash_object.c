@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "odb_setup.h"
 #include "fgit/buf.h"
+#include "fgit/config.h"
 #include "fgit/hash.h"
 #include "fgit/object.h"
 #include "fgit/odb.h"
@@ -40,6 +41,9 @@ struct hopts {
 	int write, literally;
 	struct fgit_odb *odb;
 };
+
+/* core.bigFileThreshold: above it a file is streamed, never mapped whole */
+static uint64_t big_file_threshold = BIG_FILE_DEFAULT;
 
 static void print_oid(const struct fgit_oid *oid)
 {
@@ -185,7 +189,7 @@ static void hash_file(struct hopts *o, const char *path)
 			print_oid(&oid);
 			return;
 		}
-		if ((uint64_t)size > BIG_FILE_DEFAULT) {
+		if ((uint64_t)size > big_file_threshold) {
 			hash_stream(&oid, fd, size, path);
 			close(fd);
 			print_oid(&oid);
@@ -256,6 +260,12 @@ CLI_CMD(hash_object)
 		o.odb = cli_odb();
 	else
 		cli_git_dir(0);
+	{
+		int64_t v;
+		if (fgit_config_get_int64(&v, cli_config(), "core.bigfilethreshold") == 0 && v > 0)
+			big_file_threshold = (uint64_t)v;
+		fgit_error_clear();
+	}
 	if (use_stdin) {
 		struct fgit_buf b = FGIT_BUF_INIT;
 		if (fgit_buf_read_fd(&b, 0, 0) < 0)

@@ -217,6 +217,38 @@ static void hash_file(struct hopts *o, const char *path)
 	}
 }
 
+/* Undo git's C-style quoting of a path ("a\tb", "\303\251"). */
+static int unquote_c(struct fgit_buf *out, const char *s)
+{
+	static const char esc[] = "abtnvfr", val[] = "\a\b\t\n\v\f\r";
+	if (*s++ != '"')
+		return -1;
+	for (;;) {
+		const char *e;
+		int c = (unsigned char)*s++;
+		if (!c)
+			return -1;
+		if (c == '"')
+			return *s ? -1 : 0;
+		if (c != '\\') {
+			fgit_buf_addch(out, c);
+			continue;
+		}
+		c = (unsigned char)*s++;
+		if (c == '\\' || c == '"') {
+			fgit_buf_addch(out, c);
+		} else if (c && (e = strchr(esc, c))) {
+			fgit_buf_addch(out, val[e - esc]);
+		} else if (c >= '0' && c <= '3' && s[0] >= '0' && s[0] <= '7' &&
+			   s[1] >= '0' && s[1] <= '7') {
+			fgit_buf_addch(out, ((c - '0') << 6) | ((s[0] - '0') << 3) | (s[1] - '0'));
+			s += 2;
+		} else {
+			return -1;
+		}
+	}
+}
+
 CLI_CMD(hash_object)
 {
 	struct hopts o = { "blob", FGIT_OBJ_BLOB, 0, 0, NULL };
@@ -284,9 +316,15 @@ CLI_CMD(hash_object)
 				fgit_buf_addch(&line, c);
 			if (c == EOF && !line.len)
 				break;
-			if (line.ptr[0] == '"')
-				die_unimplemented("hash-object", "C-quoted paths in --stdin-paths");
-			hash_file(&o, line.ptr);
+			if (line.ptr[0] == '"') {
+				struct fgit_buf u = FGIT_BUF_INIT;
+				if (unquote_c(&u, line.ptr) < 0)
+					die("line is badly quoted");
+				hash_file(&o, u.ptr);
+				fgit_buf_release(&u);
+			} else {
+				hash_file(&o, line.ptr);
+			}
 			if (c == EOF)
 				break;
 		}

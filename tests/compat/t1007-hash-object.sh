@@ -26,6 +26,14 @@ test_expect_success '--stdin, --stdin-paths, both with files' '
 	compare_stdin "$CMP/paths2" hash-object --stdin-paths --no-filters
 '
 
+test_expect_success '--stdin-paths with C-quoted names' '
+	cd "$TRASH/repo" && printf "x\n" >"$(printf "t\tb")" && echo y >"é" &&
+	printf "\"t\\\\tb\"\n\"\\\\303\\\\251\"\nsmall\n" >"$CMP/q" && od -c "$CMP/q" | grep -q "\\\\   t" &&
+	compare_stdin "$CMP/q" hash-object --stdin-paths &&
+	printf "\"bad\n" >"$CMP/bad" && _stdin="$CMP/bad" && _run_both hash-object --stdin-paths &&
+	[ "$g_rc" = "$f_rc" ] && [ "$g_rc" = 128 ]
+'
+
 test_expect_success '-t with valid and invalid content' '
 	cd "$TRASH/repo" &&
 	compare hash-object -t tree tree.raw && compare hash-object -t commit commit.raw &&

@@ -83,6 +83,15 @@ test_expect_success '-w --stdin and -t tree -w; rewriting an existing object' '
 	fsck_ok "$TRASH/w2"
 '
 
+setup_packed() { setup_w && git add a c && git commit -qm x && git repack -adq; }
+
+test_expect_success '-w of objects already packed writes no loose copy' '
+	compare_write setup_packed hash-object -w a c b &&
+	(cd "$TRASH/w.git" && find .git/objects -type f | grep -v pack | sort) >"$CMP/g" &&
+	(cd "$TRASH/w" && find .git/objects -type f | grep -v pack | sort) >"$CMP/f" &&
+	cmp "$CMP/g" "$CMP/f" && fsck_ok "$TRASH/w"
+'
+
 test_expect_success '-w --stdin-paths' '
 	printf "a\nc\nd\n" >"$CMP/wp" &&
 	setup_wp() { setup_w && cp "$CMP/wp" list; } &&

@@ -30,6 +30,19 @@ $(B)/%.o: %.c | $(DEPS_OK)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
 
+# The command table: every CLI_CMD(name) defined in cli/cmd_*.c, generated
+# so that adding a command touches no shared file.
+$(B)/gen/commands.h: $(wildcard cli/cmd_*.c) Makefile
+	@mkdir -p $(dir $@)
+	@{ echo '#define FGIT_COMMANDS(X) \\'; \
+	  sed -n 's/^CLI_CMD(\([a-z0-9_]*\))$$/\1/p' $(sort $(wildcard cli/cmd_*.c)) | sort | \
+	  while read id; do \
+		printf '\tX("%s", %s) \\\n' "$$(echo $$id | tr _ -)" "$$id"; \
+	  done; echo; } >$@.tmp && mv $@.tmp $@
+
+$(B)/cli/main.o: $(B)/gen/commands.h
+$(B)/cli/main.o: override CFLAGS += -I$(B)/gen
+
 $(LIBA): $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
@@ -104,3 +117,16 @@ bench: all
 
 .PHONY: fuzz fuzz-run all unit test tsan tsan-build clean install demo bench bench-micro
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
+
+# SHA-1 throughput benchmark (bench/RESULTS-hash.md): `make bench-hash`,
+# BENCH_MIB / BENCH_RUNS to change the buffer size and repetitions.
+BENCH_MIB  ?= 1024
+BENCH_RUNS ?= 5
+build/bench/sha1bench: bench/hash/sha1bench.c $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(LIBA) $(LDLIBS)
+
+bench-hash: build/bench/sha1bench
+	./build/bench/sha1bench $(BENCH_MIB) $(BENCH_RUNS)
+
+.PHONY: bench-hash

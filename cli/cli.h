@@ -121,6 +121,9 @@ struct fgit_repo;
  * Sets cli_globals.prefix.  The handle lives until exit.
  */
 struct fgit_repo *cli_repo(void);
+/* Die with the last library error from discovery or config loading, as
+ * git words it ("error: X" then "fatal: Y" where git prints both). */
+_Noreturn void cli_die_setup_error(void);
 /* The same, but NULL when there is no repository (git's nongit_ok). */
 struct fgit_repo *cli_repo_gently(void);
 /* Configuration outside any repository (system, global, -c), for commands

@@ -16,7 +16,10 @@
 #include <unistd.h>
 #include "cli.h"
 #include "fgit/buf.h"
+#include "fgit/config.h"
+#include "fgit/odb.h"
 #include "fgit/pack.h"
+#include "fgit/repo.h"
 #include "fgit/thread.h"
 
 static const char index_pack_usage[] =
@@ -34,91 +37,43 @@ struct ip_opts {
 	uint32_t off32_limit;
 };
 
-/*
- * The objects directory of the repository around the current directory, or
- * NULL.  NEEDSWORK: replace with fgit_repo_discover() once lib/repo lands
- * (branch repo); this knows GIT_OBJECT_DIRECTORY, GIT_DIR, .git
- * directories and files, commondir and bare repositories only.
- */
-static char *objects_dir(char **git_dir_out)
+/* The objects directory of the repository we are in, or NULL. */
+static char *objects_dir(void)
 {
-	struct fgit_buf b = FGIT_BUF_INIT, f = FGIT_BUF_INIT;
-	const char *env = getenv("GIT_DIR");
-	char cwd[4096];
-	struct stat st;
-	char *gd = NULL, *end;
+	struct fgit_repo *repo = cli_repo_gently();
+	struct fgit_odb *odb;
 
-	if (env && *env) {
-		gd = strdup(env);
-	} else if (getcwd(cwd, sizeof(cwd))) {
-		for (;;) {
-			fgit_buf_reset(&b);
-			fgit_buf_addf(&b, "%s/.git", cwd);
-			if (!stat(b.ptr, &st) && S_ISDIR(st.st_mode)) {
-				gd = strdup(b.ptr);
-				break;
-			}
-			if (!stat(b.ptr, &st) && S_ISREG(st.st_mode) && !fgit_buf_read_file(&f, b.ptr) &&
-			    !strncmp(f.ptr, "gitdir: ", 8)) {
-				fgit_buf_rtrim(&f);
-				fgit_buf_reset(&b);
-				if (f.ptr[8] == '/')
-					fgit_buf_adds(&b, f.ptr + 8);
-				else
-					fgit_buf_addf(&b, "%s/%s", cwd, f.ptr + 8);
-				gd = strdup(b.ptr);
-				break;
-			}
-			fgit_buf_reset(&b);
-			fgit_buf_addf(&b, "%s/objects", cwd);
-			if (!stat(b.ptr, &st) && S_ISDIR(st.st_mode)) {
-				fgit_buf_reset(&b);
-				fgit_buf_addf(&b, "%s/HEAD", cwd);
-				if (!stat(b.ptr, &st)) {
-					gd = strdup(cwd);
-					break;
-				}
-			}
-			end = strrchr(cwd, '/');
-			if (!end || end == cwd)
-				break;
-			*end = 0;
-		}
-	}
-	if (!gd)
-		goto out;
-	fgit_buf_reset(&b);
-	fgit_buf_addf(&b, "%s/commondir", gd);
-	fgit_buf_reset(&f);
-	if (!fgit_buf_read_file(&f, b.ptr)) {
-		fgit_buf_rtrim(&f);
-		fgit_buf_reset(&b);
-		if (f.ptr[0] == '/')
-			fgit_buf_adds(&b, f.ptr);
-		else
-			fgit_buf_addf(&b, "%s/%s", gd, f.ptr);
-	} else {
-		fgit_buf_reset(&b);
-		fgit_buf_adds(&b, gd);
-	}
-	env = getenv("GIT_OBJECT_DIRECTORY");
-	if (env && *env) {
-		fgit_buf_reset(&b);
-		fgit_buf_adds(&b, env);
-	} else {
-		fgit_buf_adds(&b, "/objects");
-	}
-out:
-	fgit_buf_release(&f);
-	if (git_dir_out)
-		*git_dir_out = gd;
-	else
-		free(gd);
-	if (!gd) {
-		fgit_buf_release(&b);
+	if (!repo)
 		return NULL;
+	if (fgit_repo_odb(&odb, repo))
+		die_last();
+	return strdup(fgit_odb_path(odb));
+}
+
+/* git_index_pack_config: what the configuration says before the options. */
+static void read_config(struct ip_opts *o)
+{
+	struct fgit_config *cfg = cli_config();
+	int v, r;
+
+	if (!(r = fgit_config_get_int(&v, cfg, "pack.indexversion"))) {
+		if (v < 0 || v > 2)
+			die("bad pack.indexVersion=%u", (unsigned)v);
+		o->idx_version = v ? (unsigned)v : 1;
+	} else if (r != FGIT_ENOTFOUND) {
+		die_last();
 	}
-	return fgit_buf_detach(&b, NULL);
+	if (!(r = fgit_config_get_int(&v, cfg, "pack.threads"))) {
+		if (v < 0)
+			die("invalid number of threads specified (%d)", v);
+		o->nthreads = v;
+	} else if (r != FGIT_ENOTFOUND) {
+		die_last();
+	}
+	if (!(r = fgit_config_get_bool(&v, cfg, "pack.writereverseindex")))
+		o->rev_index = v;
+	else if (r != FGIT_ENOTFOUND)
+		die_last();
 }
 
 /* "x.<from>" -> "x.<to>", or die as git does. */
@@ -307,7 +262,7 @@ static int run_index_pack(struct ip_opts *o)
 	if (!o->pack_name && !o->from_stdin)
 		cli_usage(index_pack_usage);
 	if (o->from_stdin) {
-		odir = objects_dir(NULL);
+		odir = objects_dir();
 		if (!odir)
 			die("--stdin requires a git repository");
 	}
@@ -509,8 +464,7 @@ CLI_CMD(index_pack)
 	o.off32_limit = 0x7fffffff;
 	if (argc == 2 && !strcmp(argv[1], "-h"))
 		cli_usage(index_pack_usage);
-	/* NEEDSWORK: pack.indexVersion, pack.threads and pack.writeReverseIndex
-	 * from the configuration, once lib/config lands. */
+	read_config(&o);
 	for (i = 1; i < argc; i++) {
 		const char *arg = argv[i];
 		if (*arg != '-') {

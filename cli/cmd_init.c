@@ -257,7 +257,7 @@ CLI_CMD(init)
 
 	/* Configuration before the repository exists: system, global, -c. */
 	if (fgit_config_load(&cfg, NULL, NULL, 0))
-		die_last();
+		cli_die_setup_error();
 	if (!template_dir)
 		template_dir = getenv("GIT_TEMPLATE_DIR");
 	if (!template_dir) {

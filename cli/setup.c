@@ -3,8 +3,10 @@
  * messages for the failures.  The library does the work
  * (fgit_repo_discover); this file only turns errors into git's words.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "cli.h"
 #include "fgit/config.h"
 #include "fgit/lockfile.h"
@@ -13,6 +15,28 @@
 static struct fgit_repo *the_repo;
 static int tried;
 static struct fgit_config *nongit_config;
+
+/* git checks some core settings whenever it reads its config. */
+static void check_core_config(struct fgit_config *cfg, int algo)
+{
+	const char *v, *file;
+	int n, line;
+
+	if (fgit_config_get_string(&v, cfg, "core.abbrev") == 0 && v &&
+	    strcasecmp(v, "auto") && fgit_config_parse_bool(v) != 0) {
+		if (fgit_config_get_int(&n, cfg, "core.abbrev"))
+			die_last();
+		if (n < 4 || n > (int)fgit_hash_hexsz(algo)) {
+			fflush(stdout);
+			fprintf(stderr, "error: abbrev length out of range: %d\n", n);
+			if (fgit_config_origin(&file, &line, cfg, "core.abbrev") == 0 && file)
+				die("bad config variable 'core.abbrev' in file '%s' at line %d",
+				    file, line);
+			die("unable to parse 'core.abbrev' from command-line config");
+		}
+	}
+	fgit_error_clear();
+}
 
 static struct fgit_repo *setup(int gently)
 {
@@ -26,13 +50,26 @@ static struct fgit_repo *setup(int gently)
 	if (r == FGIT_ENOTFOUND && gently)
 		the_repo = NULL;
 	else if (r)
-		die_last();
-	if (the_repo)
+		cli_die_setup_error();
+	if (the_repo) {
 		cli_globals.prefix = fgit_repo_prefix(the_repo);
+		check_core_config(fgit_repo_config(the_repo), fgit_repo_algo(the_repo));
+	}
 out:
 	if (!the_repo && !gently)
 		die("not a git repository (or any of the parent directories): .git");
 	return the_repo;
+}
+
+void cli_die_setup_error(void)
+{
+	const char *msg = fgit_error_last(), *fatal = strstr(msg, "\nfatal: ");
+
+	if (!fatal)
+		die_last();
+	fflush(stdout);
+	fprintf(stderr, "error: %.*s\n%s\n", (int)(fatal - msg), msg, fatal + 1);
+	exit(128);
 }
 
 struct fgit_repo *cli_repo(void)
@@ -50,7 +87,7 @@ struct fgit_config *cli_config(void)
 	if (the_repo)
 		return fgit_repo_config(the_repo);
 	if (!nongit_config && fgit_config_load(&nongit_config, NULL, NULL, 0))
-		die_last();
+		cli_die_setup_error();
 	return nongit_config;
 }
 

@@ -8,6 +8,10 @@
  * Keys are canonical: "section.name" or "section.subsection.name" with the
  * section and name lower-cased and the subsection as written.
  *
+ * Where git reports a failure as an "error:" line followed by a "fatal:"
+ * line (a bad -c or GIT_CONFIG_COUNT entry), the message carries both,
+ * separated by "\nfatal: "; cli/setup.c prints them that way.
+ *
  * Thread safety: a loaded fgit_config is read-only and may be read by any
  * number of threads at once; loading and freeing belong to one thread.
  */
@@ -92,6 +96,11 @@ int fgit_config_get_bool(int *out, const struct fgit_config *cfg, const char *ke
  * (or ": out of range"). */
 int fgit_config_get_int64(int64_t *out, const struct fgit_config *cfg, const char *key);
 int fgit_config_get_int(int *out, const struct fgit_config *cfg, const char *key);
+
+/* Where the last value of key came from: the file (borrowed; NULL when
+ * not from a file) and its line there.  FGIT_ENOTFOUND if unset. */
+int fgit_config_origin(const char **file_out, int *line_out, const struct fgit_config *cfg,
+		       const char *key);
 
 /* Every value of a multi-valued key, in order, through cb. */
 int fgit_config_get_all(const struct fgit_config *cfg, const char *key,

@@ -19,7 +19,11 @@
  *
  * Patterns are compiled once when read: literal names, "*suffix" and
  * "prefix*" basenames, and anchored literal paths are compared directly;
- * only the rest reach wildmatch.
+ * only the rest reach wildmatch.  Each list is indexed at its first
+ * lookup (literal names and paths hashed, suffixes and literal-led
+ * patterns bucketed by a byte), so a lookup probes a few places instead
+ * of trying every line: about 0.2 us per path against 200 patterns
+ * (bench/micro/worktree-match.c).
  *
  * Paths are relative to the top of the work tree, '/'-separated, without a
  * trailing slash ("" is the top).  The library does not discover
@@ -59,7 +63,9 @@ struct fgit_ignore_options {
 	 * Read the per-directory file `path` (relative to the top) into
 	 * `out`; return 0, FGIT_ENOTFOUND when there is none, or another
 	 * negative code to fail the push.  When NULL, files are read from
-	 * `workdir` + "/" + path (and a missing file is no error).
+	 * `workdir` + "/" + path (a missing file is no error, an unreadable
+	 * one fails the push).  Git warns about an unreadable file and goes
+	 * on: a callback that prints and returns FGIT_ENOTFOUND does that.
 	 */
 	int (*read_file)(struct fgit_buf *out, const char *path, void *payload);
 	/*

@@ -3,6 +3,11 @@
  * lines), symbolic refs (HEAD), per-worktree refs, iteration in git's
  * order, and the refname rules of git-check-ref-format(1).
  *
+ * A corrupt packed-refs file fails every lookup that needs it with
+ * FGIT_ERROR and git's message ("unexpected line in <path>: <line>",
+ * "unterminated line in ..."), as git dies on it; a broken loose file only
+ * makes that ref FGIT_EINVALID.
+ *
  * Thread safety: an fgit_refdb may be read by any number of threads at
  * once (the packed-refs snapshot is swapped under a lock when the file
  * changes).  Returned strings belong to the caller unless said otherwise.
@@ -87,7 +92,7 @@ char *fgit_refdb_shorten(struct fgit_refdb *db, const char *name, int strict);
  * git's dwim for a name given on the command line: try "%s",
  * "refs/%s", "refs/tags/%s", "refs/heads/%s", "refs/remotes/%s",
  * "refs/remotes/%s/HEAD" in order.  Returns the number of rules that
- * matched (0: none); *oid_out and *ref_out (malloc'd, may be NULL) from
+ * matched (0: none; negative: FGIT_ERROR for a corrupt packed-refs); *oid_out and *ref_out (malloc'd, may be NULL) from
  * the first match, *ref_out being the ref it resolves to after symrefs
  * ("HEAD" -> "refs/heads/main"; "HEAD" itself when detached), as git's
  * dwim_ref() reports it.

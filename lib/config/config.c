@@ -29,6 +29,7 @@ struct config_entry {
 	char *key;
 	char *value;		/* NULL: bare key */
 	const char *origin;	/* borrowed from cfg->origins */
+	int line;		/* 0 when not from a file */
 	enum fgit_config_scope scope;
 };
 
@@ -85,7 +86,7 @@ static const char *intern_origin(struct fgit_config *cfg, const char *origin)
 }
 
 static int push_entry(struct fgit_config *cfg, const char *key, const char *value,
-		      const char *origin, enum fgit_config_scope scope)
+		      const char *origin, int line, enum fgit_config_scope scope)
 {
 	struct config_entry *e;
 
@@ -102,6 +103,7 @@ static int push_entry(struct fgit_config *cfg, const char *key, const char *valu
 	e->value = value ? strdup(value) : NULL;
 	e->origin = intern_origin(cfg, origin ? origin : "");
 	e->scope = scope;
+	e->line = line;
 	if (!e->key || (value && !e->value) || !e->origin) {
 		free(e->key);
 		free(e->value);
@@ -655,7 +657,7 @@ static int load_entry(struct scanner *s, const char *key, const char *value,
 	struct load_state *st = payload;
 	int ret;
 
-	ret = push_entry(st->cfg, key, value, st->origin, st->scope);
+	ret = push_entry(st->cfg, key, value, st->origin, st->path ? s->line - 1 : 0, st->scope);
 	if (ret)
 		goto fail;
 	if (!strcmp(key, "include.path")) {
@@ -748,7 +750,7 @@ int fgit_config_add_entry(struct fgit_config *cfg, const char *key,
 
 	if (!canon)
 		return fgit_error_last_code();
-	r = push_entry(cfg, canon, value, "command line", scope);
+	r = push_entry(cfg, canon, value, "command line", 0, scope);
 	free(canon);
 	return r;
 }
@@ -785,9 +787,43 @@ static int add_param(struct fgit_config *cfg, const char *key, const char *value
 	if (r == FGIT_EINVALID) {
 		char msg[1024];
 		snprintf(msg, sizeof(msg), "%s", fgit_error_last());
-		return fgit_error_set(FGIT_EINVALID, "%s\nunable to parse command-line config", msg);
+		return fgit_error_set(FGIT_EINVALID, "%s\nfatal: unable to parse command-line config", msg);
 	}
 	return r;
+}
+
+static int env_error(const char *fmt, const char *what)
+{
+	char msg[512];
+	snprintf(msg, sizeof(msg), fmt, what);
+	return fgit_error_set(FGIT_EINVALID, "%s\nfatal: unable to parse command-line config", msg);
+}
+
+static int add_count_entries(struct fgit_config *cfg, const char *env)
+{
+	char *end;
+	long n, i;
+	int ret;
+
+	errno = 0;
+	n = strtol(env, &end, 10);
+	if (*end || errno || n < 0 || n > INT_MAX)
+		return env_error("%s", "bogus count in GIT_CONFIG_COUNT");
+	for (i = 0; i < n; i++) {
+		char name[64];
+		const char *key, *val;
+		snprintf(name, sizeof(name), "GIT_CONFIG_KEY_%ld", i);
+		key = getenv(name);
+		if (!key)
+			return env_error("missing config key %s", name);
+		snprintf(name, sizeof(name), "GIT_CONFIG_VALUE_%ld", i);
+		val = getenv(name);
+		if (!val)
+			return env_error("missing config value %s", name);
+		if ((ret = add_param(cfg, key, val)))
+			return ret;
+	}
+	return 0;
 }
 
 int fgit_config_add_env(struct fgit_config *cfg)
@@ -797,28 +833,8 @@ int fgit_config_add_env(struct fgit_config *cfg)
 	int ret = 0;
 
 	env = getenv("GIT_CONFIG_COUNT");
-	if (env && *env) {
-		char *end;
-		long n, i;
-		errno = 0;
-		n = strtol(env, &end, 10);
-		if (*end || errno || n < 0 || n > INT_MAX)
-			return fgit_error_set(FGIT_EINVALID, "bogus count in GIT_CONFIG_COUNT");
-		for (i = 0; i < n; i++) {
-			char name[64];
-			const char *key, *val;
-			snprintf(name, sizeof(name), "GIT_CONFIG_KEY_%ld", i);
-			key = getenv(name);
-			if (!key)
-				return fgit_error_set(FGIT_EINVALID, "missing config key %s", name);
-			snprintf(name, sizeof(name), "GIT_CONFIG_VALUE_%ld", i);
-			val = getenv(name);
-			if (!val)
-				return fgit_error_set(FGIT_EINVALID, "missing config value %s", name);
-			if ((ret = add_param(cfg, key, val)))
-				return ret;
-		}
-	}
+	if (env && *env && (ret = add_count_entries(cfg, env)))
+		return ret;
 
 	env = getenv("GIT_CONFIG_PARAMETERS");
 	if (!env)
@@ -859,7 +875,7 @@ int fgit_config_add_env(struct fgit_config *cfg)
 	}
 	goto out;
 bogus:
-	ret = fgit_error_set(FGIT_EINVALID, "bogus format in GIT_CONFIG_PARAMETERS");
+	ret = env_error("%s", "bogus format in GIT_CONFIG_PARAMETERS");
 out:
 	fgit_buf_release(&k);
 	fgit_buf_release(&v);
@@ -971,6 +987,17 @@ static const struct config_entry *find_last(const struct fgit_config *cfg, const
 	}
 	free(canon);
 	return found;
+}
+
+int fgit_config_origin(const char **file_out, int *line_out, const struct fgit_config *cfg,
+		       const char *key)
+{
+	const struct config_entry *e = find_last(cfg, key);
+	if (!e)
+		return FGIT_ENOTFOUND;
+	*file_out = e->line ? e->origin : NULL;
+	*line_out = e->line;
+	return 0;
 }
 
 int fgit_config_get_string(const char **out, const struct fgit_config *cfg, const char *key)

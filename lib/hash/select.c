@@ -29,7 +29,8 @@ static void choose(void)
 #else
 	chosen = FGIT_SHA1_PORTABLE;
 #endif
-	chosen_dc_fn = fgit_sha1dc_blocks_portable;
+	chosen_dc_fn = chosen == FGIT_SHA1_SHANI && fgit_sha1dc_fast_available()
+		? fgit_sha1dc_blocks_fast : fgit_sha1dc_blocks_portable;
 }
 
 enum fgit_sha1_impl fgit_sha1_impl(void)
@@ -68,6 +69,8 @@ int fgit_sha1_impl_force(enum fgit_sha1_impl impl)
 	if (impl == FGIT_SHA1_SHANI && fgit_sha1_have_shani()) {
 		chosen = impl;
 		chosen_fn = fgit_sha1_blocks_shani;
+		chosen_dc_fn = fgit_sha1dc_fast_available()
+			? fgit_sha1dc_blocks_fast : fgit_sha1dc_blocks_portable;
 		return 0;
 	}
 #endif

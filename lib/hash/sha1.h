@@ -19,6 +19,13 @@ int fgit_sha1_have_shani(void);
 #if defined(__x86_64__) || defined(__i386__)
 /* The same with SHA-NI; call only when fgit_sha1_have_shani(). */
 void fgit_sha1_blocks_shani(uint32_t h[5], const unsigned char *data, size_t nblocks);
+/* The same, storing the chaining value before each block in ihv[0..n-1]
+ * and the final one in ihv[n] (for the collision detector's recheck). */
+void fgit_sha1_blocks_shani_ihv(uint32_t h[5], const unsigned char *data, size_t nblocks,
+				uint32_t (*ihv)[5]);
+/* States {a,b,c,d,e} before steps 56, 60, 64, 68 of block data from h. */
+void fgit_sha1_shani_states(const uint32_t h[5], const unsigned char *data,
+			    uint32_t states[4][5]);
 #endif
 
 enum fgit_sha1_impl {

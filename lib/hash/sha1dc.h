@@ -67,6 +67,24 @@ int fgit_sha1dc_blocks_portable(uint32_t h[5], const unsigned char *data, size_t
 /* SHA extensions + vectorised check; only when fgit_sha1dc_fast_available(). */
 int fgit_sha1dc_blocks_fast(uint32_t h[5], const unsigned char *data, size_t nblocks);
 int fgit_sha1dc_fast_available(void);
+/*
+ * Let the fast path use a helper thread for big inputs (>= 4 MiB in one
+ * call): 1 on, 0 off, -1 back to the default.  Default: on when the machine has more than one CPU,
+ * unless FGIT_SHA1DC_THREADS=0 in the environment.
+ */
+void fgit_sha1dc_set_threads(int on);
+/*
+ * The fast path's UBC check alone, for tests: masks of cnt (1..16) blocks
+ * into masks[0..15] (lanes >= cnt come out 0), with the check chosen for
+ * this CPU or forced by fgit_sha1dc_force_check().  -1 without SHA-NI/x86.
+ */
+int fgit_sha1dc_ubc_multi(uint32_t *masks, const unsigned char *data, unsigned cnt);
+/*
+ * Tests only: make the fast path use the "avx512", "avx2" or "scalar"
+ * check, or the "best" this CPU has (FGIT_SHA1DC_CHECK in the environment
+ * does the same at startup).  -1 if the CPU lacks it.
+ */
+int fgit_sha1dc_force_check(const char *name);
 
 /* The detecting block function chosen with the plain one (see sha1.h). */
 fgit_sha1dc_blocks_fn fgit_sha1dc_blocks(void);
@@ -77,9 +95,16 @@ struct fgit_sha1dc_stats {
 	uint64_t flagged;	/* blocks with a non-empty UBC mask */
 	uint64_t recompressions;	/* DV recompressions done */
 	uint64_t detected;	/* blocks detected as collision blocks */
+	/*
+	 * Two-thread pipeline: CPU time of the SHA-NI thread and of the
+	 * checking helper, waits excluded.  With a free core each, the
+	 * pipeline's wall time is about the larger of the two.
+	 */
+	uint64_t pipeline_main_ns, pipeline_helper_ns;
 };
 void fgit_sha1dc_stats(struct fgit_sha1dc_stats *out);
 void fgit_sha1dc_stats_reset(void);
+void fgit_sha1dc_count_pipeline(uint64_t main_ns, uint64_t helper_ns);
 void fgit_sha1dc_count(uint64_t blocks, uint64_t flagged, uint64_t recompressions,
 		       uint64_t detected);
 

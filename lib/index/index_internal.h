@@ -9,7 +9,7 @@
 /* entry->internal bits */
 #define ENTRY_IN_ARENA	0x1	/* memory belongs to an arena, not malloc */
 #define ENTRY_ONDISK_EXT 0x2	/* had the extended bit on disk */
-#define ENTRY_FROM_BASE	0x4	/* came from the shared index (split index) */
+#define ENTRY_FROM_BASE	0x4	/* replaced in the shared index (split index) */
 
 /* Bump allocator for entries loaded from a file: one free for all. */
 struct arena_chunk {
@@ -63,6 +63,9 @@ struct fgit_index {
 	int was_split;
 	unsigned int load_threads;
 	int unsorted;			/* fgit_index_append() since the last sort */
+	int changed;			/* modified since loaded or written */
+	int has_base;			/* split: base_oid names our shared index */
+	unsigned char base_oid[FGIT_MAX_RAWSZ];
 	char (*ignored)[5];		/* unknown optional extensions dropped */
 	size_t ignored_nr;
 };

@@ -9,10 +9,14 @@
  * The file is built in memory and written with one write() to
  * "<index>.lock", then renamed over the index.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "fgit/buf.h"
 #include "fgit/common.h"
@@ -119,9 +123,35 @@ static int ext_header(struct fgit_buf *out, struct fgit_hash_ctx *eoie,
 	return fgit_buf_add(out, h, 8);
 }
 
+/* What to write: the whole index, a shared index, or a split front. */
+enum ser_mode {
+	SER_FULL,
+	SER_SHARED,	/* all entries, no TREE/REUC/UNTR (git's WRITE_NO_EXTENSION) */
+	SER_FRONT,	/* the entries of `front`, then its link extension */
+};
+
+/* A split front: its entries (replaced ones first, nameless) and link payload. */
+struct front {
+	struct fgit_index_entry **entries;
+	size_t nr;
+	struct fgit_buf link;
+};
+
+static int serialize(unsigned char **out, size_t *outlen, struct fgit_index *idx,
+		     const struct fgit_index_write_opts *opts, enum ser_mode mode,
+		     const struct front *fr, unsigned char *sum_out);
+
 int fgit_index_serialize(unsigned char **out, size_t *outlen, struct fgit_index *idx,
 			 const struct fgit_index_write_opts *opts)
 {
+	return serialize(out, outlen, idx, opts, SER_FULL, NULL, NULL);
+}
+
+static int serialize(unsigned char **out, size_t *outlen, struct fgit_index *idx,
+		     const struct fgit_index_write_opts *opts, enum ser_mode mode,
+		     const struct front *fr, unsigned char *sum_out)
+{
+	struct fgit_index_entry **list = mode == SER_FRONT ? fr->entries : idx->entries;
 	static const struct fgit_index_write_opts defaults = FGIT_INDEX_WRITE_OPTS_INIT;
 	struct fgit_buf b = FGIT_BUF_INIT, ext = FGIT_BUF_INIT;
 	struct fgit_hash_ctx ctx, eoie_ctx, *eoie = NULL;
@@ -129,6 +159,7 @@ int fgit_index_serialize(unsigned char **out, size_t *outlen, struct fgit_index 
 	uint32_t *ieot = NULL;
 	size_t ieot_nr = 0, block_start = 0, block_count = 0, entries_end;
 	unsigned int version;
+	size_t nr;
 	int threads, ret = 0, extended = 0;
 	const char *prev = "";
 	size_t prev_len = 0;
@@ -144,8 +175,9 @@ int fgit_index_serialize(unsigned char **out, size_t *outlen, struct fgit_index 
 	version = opts->index_version ? opts->index_version : idx->version ? idx->version : 2;
 	if (version < 2 || version > 4)
 		return fgit_error_set(FGIT_EINVALID, "bad index version %u", version);
-	for (i = 0; i < idx->nr; i++) {
-		const struct fgit_index_entry *e = idx->entries[i];
+	nr = mode == SER_FRONT ? fr->nr : idx->nr;
+	for (i = 0; i < nr; i++) {
+		const struct fgit_index_entry *e = list[i];
 		if (e->flags & (FGIT_INDEX_SKIP_WORKTREE | FGIT_INDEX_INTENT_TO_ADD))
 			extended = 1;
 		if (fgit_oid_is_zero(&e->oid))
@@ -161,37 +193,37 @@ int fgit_index_serialize(unsigned char **out, size_t *outlen, struct fgit_index 
 		long blocks;
 		if (!threads) {
 			int cpus = opts->cpus > 0 ? opts->cpus : online_cpus();
-			blocks = (long)(idx->nr / THREAD_COST);
+			blocks = (long)(nr / THREAD_COST);
 			if (blocks > cpus - 1)
 				blocks = cpus - 1;
 		} else {
 			blocks = threads;
-			if ((size_t)blocks > idx->nr)
-				blocks = (long)idx->nr;
+			if ((size_t)blocks > nr)
+				blocks = (long)nr;
 		}
 		if (blocks > 1) {
-			per_block = (idx->nr + blocks - 1) / blocks;
+			per_block = (nr + blocks - 1) / blocks;
 			ieot = malloc(2 * (size_t)blocks * sizeof(*ieot) + 2 * sizeof(*ieot));
 			if (!ieot)
 				return fgit_error_set(FGIT_ENOMEM, "out of memory");
 		}
 	}
 
-	if (fgit_buf_grow(&b, 12 + idx->nr * 80 + 4096) < 0) {
+	if (fgit_buf_grow(&b, 12 + nr * 80 + 4096) < 0) {
 		ret = FGIT_ENOMEM;
 		goto out;
 	}
 	fgit_buf_add(&b, "DIRC", 4);
 	add_be32(&b, version);
-	if (idx->nr > UINT32_MAX) {
+	if (nr > UINT32_MAX) {
 		ret = fgit_error_set(FGIT_EINVALID, "too many index entries");
 		goto out;
 	}
-	add_be32(&b, (uint32_t)idx->nr);
+	add_be32(&b, (uint32_t)nr);
 
 	block_start = b.len;
-	for (i = 0; i < idx->nr; i++) {
-		const struct fgit_index_entry *e = idx->entries[i];
+	for (i = 0; i < nr; i++) {
+		const struct fgit_index_entry *e = list[i];
 		if (ieot && i && i % per_block == 0) {
 			ieot[2 * ieot_nr] = (uint32_t)block_start;
 			ieot[2 * ieot_nr + 1] = (uint32_t)block_count;
@@ -233,6 +265,13 @@ int fgit_index_serialize(unsigned char **out, size_t *outlen, struct fgit_index 
 		    (ret = fgit_buf_add(&b, ext.ptr, ext.len)) < 0)
 			goto out;
 	}
+	if (mode == SER_FRONT) {
+		if ((ret = ext_header(&b, eoie, "link", fr->link.len)) < 0 ||
+		    (ret = fgit_buf_add(&b, fr->link.ptr, fr->link.len)) < 0)
+			goto out;
+	}
+	if (mode == SER_SHARED)
+		goto no_extensions;
 	if (idx->tree && !(opts->flags & FGIT_INDEX_WRITE_NO_CACHE_TREE)) {
 		fgit_buf_reset(&ext);
 		if ((ret = ct_write(&ext, idx->tree, idx->algo)) < 0 ||
@@ -252,6 +291,7 @@ int fgit_index_serialize(unsigned char **out, size_t *outlen, struct fgit_index 
 		    (ret = fgit_buf_add(&b, idx->untr, idx->untr_len)) < 0)
 			goto out;
 	}
+no_extensions:
 	if (eoie) {
 		unsigned char h[FGIT_MAX_RAWSZ];
 		fgit_checksum_final(h, eoie);
@@ -265,8 +305,12 @@ int fgit_index_serialize(unsigned char **out, size_t *outlen, struct fgit_index 
 	fgit_checksum_final(sum, &ctx);
 	if ((ret = fgit_buf_add(&b, sum, rawsz)) < 0)
 		goto out;
-	memcpy(idx->checksum, sum, rawsz);
-	idx->version = version;
+	if (sum_out)
+		memcpy(sum_out, sum, rawsz);
+	if (mode == SER_FULL) {
+		memcpy(idx->checksum, sum, rawsz);
+		idx->version = version;
+	}
 	*out = (unsigned char *)fgit_buf_detach(&b, outlen);
 out:
 	if (ret == FGIT_ENOMEM && fgit_error_last_code() != FGIT_ENOMEM)
@@ -277,28 +321,340 @@ out:
 	return ret;
 }
 
+static int write_all(int fd, const unsigned char *data, size_t len)
+{
+	size_t done = 0;
+	while (done < len) {
+		ssize_t n = write(fd, data + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+/* git's clean_shared_index_files(): expire the other sharedindex.* files. */
+static void clean_shared(const char *dir, const char *keep_hex, int64_t expire)
+{
+	struct fgit_buf path = FGIT_BUF_INIT;
+	struct dirent *de;
+	DIR *d;
+
+	if (expire == -1)
+		expire = (int64_t)time(NULL) - 14 * 24 * 3600;
+	if (!expire || !(d = opendir(dir)))
+		return;
+	while ((de = readdir(d)) != NULL) {
+		struct stat st;
+		if (strncmp(de->d_name, "sharedindex.", 12) || !strcmp(de->d_name + 12, keep_hex))
+			continue;
+		fgit_buf_reset(&path);
+		if (fgit_buf_addf(&path, "%s/%s", dir, de->d_name) < 0)
+			break;
+		/* NEEDSWORK: git warns "unable to unlink: %s"; we stay silent */
+		if (!stat(path.ptr, &st) && (int64_t)st.st_mtime <= expire)
+			unlink(path.ptr);
+	}
+	closedir(d);
+	fgit_buf_release(&path);
+}
+
+/* Write the shared index for a split write; its checksum into sum. */
+static int write_shared(struct fgit_index *idx, const char *path,
+			const struct fgit_index_write_opts *opts, unsigned char *sum)
+{
+	struct fgit_buf dir = FGIT_BUF_INIT, tmp = FGIT_BUF_INIT, dst = FGIT_BUF_INIT;
+	unsigned char *data = NULL;
+	char hex[FGIT_MAX_HEXSZ + 1];
+	struct fgit_oid oid;
+	size_t len = 0;
+	int fd = -1, ret;
+
+	if (opts->shared_index_dir) {
+		ret = fgit_buf_adds(&dir, opts->shared_index_dir);
+	} else {
+		const char *slash = strrchr(path, '/');
+		ret = slash ? fgit_buf_add(&dir, path, slash - path) : fgit_buf_adds(&dir, ".");
+	}
+	if (ret < 0 || (ret = fgit_buf_addf(&tmp, "%s/sharedindex_XXXXXX", dir.ptr)) < 0)
+		goto out;
+	if ((ret = serialize(&data, &len, idx, opts, SER_SHARED, NULL, sum)) < 0)
+		goto out;
+	fd = mkstemp(tmp.ptr);
+	if (fd < 0) {
+		ret = fgit_error_errno(FGIT_ERROR, "unable to create '%s'", tmp.ptr);
+		goto out;
+	}
+	if (fchmod(fd, 0644) < 0 || write_all(fd, data, len) < 0 || close(fd) < 0) {
+		fd = -1;
+		ret = fgit_error_errno(FGIT_ERROR, "unable to write '%s'", tmp.ptr);
+		unlink(tmp.ptr);
+		goto out;
+	}
+	fd = -1;
+	fgit_oid_from_raw(&oid, sum, idx->algo);
+	if ((ret = fgit_buf_addf(&dst, "%s/sharedindex.%s", dir.ptr,
+				 fgit_oid_to_hex(hex, &oid))) < 0)
+		goto out;
+	if (rename(tmp.ptr, dst.ptr) < 0) {
+		ret = fgit_error_errno(FGIT_ERROR, "unable to rename '%s' to '%s'",
+				       tmp.ptr, dst.ptr);
+		unlink(tmp.ptr);
+		goto out;
+	}
+	clean_shared(dir.ptr, hex, opts->shared_index_expire);
+	ret = 0;
+out:
+	if (fd >= 0) {
+		close(fd);
+		unlink(tmp.ptr);
+	}
+	if (ret == FGIT_ENOMEM && fgit_error_last_code() != FGIT_ENOMEM)
+		fgit_error_set(FGIT_ENOMEM, "out of memory");
+	free(data);
+	fgit_buf_release(&dir);
+	fgit_buf_release(&tmp);
+	fgit_buf_release(&dst);
+	return ret;
+}
+
+/*
+ * EWAH-encode the sorted bit positions: for each stretch, a run-length word
+ * (run of zero words, then the number of literal words) and the literals.
+ * Any such encoding reads back the same in git.
+ */
+static int ewah_encode(struct fgit_buf *out, const size_t *bits, size_t n)
+{
+	size_t nw = n ? bits[n - 1] / 64 + 1 : 0, i, k, rlw_pos = 0;
+	uint64_t *w = calloc(nw ? nw : 1, sizeof(*w)), *o;
+	size_t on = 0;
+	unsigned char t[8];
+	int ret = 0;
+
+	o = calloc(2 * nw + 1, sizeof(*o));
+	if (!w || !o) {
+		free(w);
+		free(o);
+		return FGIT_ENOMEM;
+	}
+	for (i = 0; i < n; i++)
+		w[bits[i] / 64] |= (uint64_t)1 << (bits[i] % 64);
+	if (!nw)
+		o[on++] = 0;
+	for (i = 0; i < nw;) {
+		uint64_t run = 0, lit = 0;
+		size_t start;
+		while (i < nw && !w[i] && run < 0xffffffffu) {
+			run++;
+			i++;
+		}
+		start = i;
+		while (i < nw && w[i] && lit < 0x7fffffffu) {
+			lit++;
+			i++;
+		}
+		rlw_pos = on;
+		o[on++] = run << 1 | lit << 33;
+		for (k = 0; k < lit; k++)
+			o[on++] = w[start + k];
+	}
+	if (on > UINT32_MAX || add_be32(out, n ? (uint32_t)(bits[n - 1] + 1) : 0) < 0 ||
+	    add_be32(out, (uint32_t)on) < 0)
+		ret = FGIT_ENOMEM;
+	for (i = 0; !ret && i < on; i++) {
+		put_be32(t, (uint32_t)(o[i] >> 32));
+		put_be32(t + 4, (uint32_t)o[i]);
+		if (fgit_buf_add(out, t, 8) < 0)
+			ret = FGIT_ENOMEM;
+	}
+	if (!ret && add_be32(out, (uint32_t)rlw_pos) < 0)
+		ret = FGIT_ENOMEM;
+	free(w);
+	free(o);
+	return ret;
+}
+
+static int same_data(const struct fgit_index_entry *a, const struct fgit_index_entry *b)
+{
+	return a->ctime_sec == b->ctime_sec && a->ctime_nsec == b->ctime_nsec &&
+	       a->mtime_sec == b->mtime_sec && a->mtime_nsec == b->mtime_nsec &&
+	       a->dev == b->dev && a->ino == b->ino && a->mode == b->mode &&
+	       a->uid == b->uid && a->gid == b->gid && a->size == b->size &&
+	       fgit_oid_equal(&a->oid, &b->oid) &&
+	       (a->flags & FGIT_INDEX_ONDISK_FLAGS) == (b->flags & FGIT_INDEX_ONDISK_FLAGS);
+}
+
+static void front_release(struct front *fr, size_t nameless)
+{
+	size_t i;
+	for (i = 0; i < nameless; i++)
+		free(fr->entries[i]);
+	free(fr->entries);
+	fgit_buf_release(&fr->link);
+}
+
+/*
+ * Compare idx with its shared index `base` (both sorted): 1 and *fr filled
+ * when a front against base is the way to write, 0 when a new shared index
+ * is due (splitIndex.maxPercentChange), negative on error.
+ */
+static int build_front(struct front *fr, size_t *nameless, struct fgit_index *idx,
+		       const struct fgit_index *base, const struct fgit_index_write_opts *opts)
+{
+	size_t i = 0, j = 0, ndel = 0, nrep = 0, nnew = 0, k;
+	size_t *del = NULL, *rep = NULL;
+	struct fgit_index_entry **added = NULL;
+	int max = opts->split_max_percent < 0 ? 20 : opts->split_max_percent, ret = 0;
+
+	if (max == 0)
+		return 0;
+	del = malloc((base->nr + 1) * sizeof(*del));
+	rep = malloc((base->nr + 1) * sizeof(*rep));
+	added = malloc((idx->nr + 1) * sizeof(*added));
+	fr->entries = malloc((idx->nr + 1) * sizeof(*fr->entries));
+	if (!del || !rep || !added || !fr->entries) {
+		ret = FGIT_ENOMEM;
+		goto out;
+	}
+	while (i < idx->nr || j < base->nr) {
+		const struct fgit_index_entry *e = i < idx->nr ? idx->entries[i] : NULL;
+		const struct fgit_index_entry *b = j < base->nr ? base->entries[j] : NULL;
+		int c = !e ? 1 : !b ? -1 :
+			index_entry_cmp(e->path, e->path_len, e->stage, b->path, b->path_len, b->stage);
+		if (c < 0) {
+			added[nnew++] = idx->entries[i++];
+		} else if (c > 0) {
+			del[ndel++] = j++;
+		} else {
+			/*
+			 * Changed entries go to the front; so do racy ones,
+			 * where their stat data can be smudged, and those the
+			 * front already replaced when it was read (git keeps
+			 * CE_UPDATE_IN_BASE on them).
+			 */
+			if (!same_data(e, b) || fgit_index_entry_is_racy(idx, e) ||
+			    (e->internal & ENTRY_FROM_BASE)) {
+				struct fgit_index_entry *n = malloc(sizeof(*n) + 1);
+				if (!n) {
+					ret = FGIT_ENOMEM;
+					goto out;
+				}
+				memcpy(n, e, offsetof(struct fgit_index_entry, path_len));
+				n->path_len = 0;
+				n->path[0] = '\0';
+				fr->entries[nrep] = n;
+				rep[nrep++] = j;
+				*nameless = nrep;
+			}
+			i++;
+			j++;
+		}
+	}
+	if (max != 100 && (uint64_t)idx->nr * max < (uint64_t)nnew * 100) {
+		ret = 0;
+		goto out;
+	}
+	for (k = 0; k < nnew; k++)
+		fr->entries[nrep + k] = added[k];
+	fr->nr = nrep + nnew;
+	if (fgit_buf_add(&fr->link, idx->base_oid, fgit_hash_rawsz(idx->algo)) < 0 ||
+	    ewah_encode(&fr->link, del, ndel) < 0 || ewah_encode(&fr->link, rep, nrep) < 0) {
+		ret = FGIT_ENOMEM;
+		goto out;
+	}
+	ret = 1;
+out:
+	if (ret == FGIT_ENOMEM)
+		fgit_error_set(FGIT_ENOMEM, "out of memory");
+	free(del);
+	free(rep);
+	free(added);
+	return ret;
+}
+
 int fgit_index_write(struct fgit_index *idx, const char *path,
 		     const struct fgit_index_write_opts *opts)
 {
+	static const struct fgit_index_write_opts defaults = FGIT_INDEX_WRITE_OPTS_INIT;
 	struct index_lock lk;
-	unsigned char *data = NULL;
-	size_t len = 0, done = 0;
+	unsigned char *data = NULL, sum[FGIT_MAX_RAWSZ];
+	size_t len = 0;
 	struct stat st;
 	int ret;
 
+	if (!opts)
+		opts = &defaults;
 	if ((ret = index_lock_acquire(&lk, path)) < 0)
 		return ret;
-	if ((ret = fgit_index_serialize(&data, &len, idx, opts)) < 0)
-		goto fail;
-	while (done < len) {
-		ssize_t n = write(lk.fd, data + done, len - done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			ret = fgit_error_errno(FGIT_ERROR, "unable to write new index file");
+	if (opts->flags & FGIT_INDEX_WRITE_SPLIT) {
+		struct front fr = { NULL, 0, FGIT_BUF_INIT };
+		size_t nameless = 0;
+		int incremental = 0;
+
+		if ((ret = fgit_index_sort(idx)) < 0)
 			goto fail;
+		if (idx->has_base) {
+			struct fgit_index_load_opts lo = FGIT_INDEX_LOAD_OPTS_INIT;
+			struct fgit_buf bp = FGIT_BUF_INIT;
+			struct fgit_index *base = NULL;
+			struct fgit_oid oid;
+			char hex[FGIT_MAX_HEXSZ + 1];
+			const char *slash = strrchr(path, '/');
+
+			fgit_oid_from_raw(&oid, idx->base_oid, idx->algo);
+			fgit_oid_to_hex(hex, &oid);
+			if (opts->shared_index_dir)
+				ret = fgit_buf_addf(&bp, "%s/sharedindex.%s", opts->shared_index_dir, hex);
+			else if (slash)
+				ret = fgit_buf_addf(&bp, "%.*s/sharedindex.%s", (int)(slash - path), path, hex);
+			else
+				ret = fgit_buf_addf(&bp, "sharedindex.%s", hex);
+			lo.algo = idx->algo;
+			lo.threads = 1;
+			/* a shared index gone or unreadable: write a new one */
+			if (!ret && !fgit_index_load(&base, bp.ptr, &lo) &&
+			    !memcmp(base->checksum, idx->base_oid, fgit_hash_rawsz(idx->algo)))
+				incremental = build_front(&fr, &nameless, idx, base, opts);
+			fgit_index_free(base);
+			fgit_buf_release(&bp);
+			if (incremental < 0) {
+				ret = incremental;
+				front_release(&fr, nameless);
+				goto fail;
+			}
+			if (!incremental) {
+				front_release(&fr, nameless);
+				memset(&fr, 0, sizeof(fr));
+				nameless = 0;
+			}
 		}
-		done += (size_t)n;
+		if (!incremental) {
+			static const unsigned char empty_ewah[20] = { 0, 0, 0, 0, 0, 0, 0, 1 };
+			if ((ret = write_shared(idx, path, opts, sum)) < 0) {
+				front_release(&fr, nameless);
+				goto fail;
+			}
+			fgit_buf_add(&fr.link, sum, fgit_hash_rawsz(idx->algo));
+			fgit_buf_add(&fr.link, empty_ewah, sizeof(empty_ewah));
+			if ((ret = fgit_buf_add(&fr.link, empty_ewah, sizeof(empty_ewah))) < 0) {
+				front_release(&fr, nameless);
+				goto fail;
+			}
+			memcpy(idx->base_oid, sum, fgit_hash_rawsz(idx->algo));
+			idx->has_base = 1;
+		}
+		ret = serialize(&data, &len, idx, opts, SER_FRONT, &fr, idx->checksum);
+		front_release(&fr, nameless);
+		if (ret < 0)
+			goto fail;
+	} else if ((ret = fgit_index_serialize(&data, &len, idx, opts)) < 0) {
+		goto fail;
+	}
+	if (write_all(lk.fd, data, len) < 0) {
+		ret = fgit_error_errno(FGIT_ERROR, "unable to write new index file");
+		goto fail;
 	}
 	if (fstat(lk.fd, &st) < 0) {
 		ret = fgit_error_errno(FGIT_ERROR, "could not stat '%s'", lk.lock_path);
@@ -307,6 +663,7 @@ int fgit_index_write(struct fgit_index *idx, const char *path,
 	if ((ret = index_lock_commit(&lk)) < 0)
 		goto out;
 	idx->have_file = 1;
+	idx->changed = 0;
 	idx->mtime_sec = (uint32_t)st.st_mtim.tv_sec;
 	idx->mtime_nsec = (uint32_t)st.st_mtim.tv_nsec;
 	goto out;

@@ -9,7 +9,9 @@
  * pass on the first two bytes of the name, then a comparison sort of each
  * small bucket.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

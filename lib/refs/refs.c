@@ -105,33 +105,29 @@ static int cmp_packed(const void *a, const void *b)
 	return strcmp(((const struct packed_ref *)a)->name, ((const struct packed_ref *)b)->name);
 }
 
-static int parse_packed(struct packed_snapshot *s, const char *path, int algo)
+static int parse_packed(struct packed_snapshot *s, const char *path, size_t size, int algo)
 {
 	size_t hexsz = fgit_hash_hexsz(algo), alloc = 0, lineno = 0;
 	char *p, *end;
 
 	p = s->mem;
-	end = s->mem + strlen(s->mem);
+	end = s->mem + size;
 	while (p < end) {
 		char *nl = memchr(p, '\n', (size_t)(end - p));
 		char *line = p;
 		size_t len;
 
 		if (!nl)
-			nl = end;
+			return fgit_error_set(FGIT_ERROR, "unterminated line in %s: %.*s", path,
+					      (int)(end - p), p);
 		len = (size_t)(nl - p);
 		*nl = '\0';
 		p = nl + 1;
 		lineno++;
 		if (len && line[len - 1] == '\r')
 			line[--len] = '\0';
-		if (!len)
+		if (lineno == 1 && !strncmp(line, "# pack-refs with:", 17))
 			continue;
-		if (line[0] == '#') {
-			if (lineno == 1)
-				continue;
-			goto bad;
-		}
 		if (line[0] == '^') {
 			struct packed_ref *r;
 			if (!s->nr || len != hexsz + 1)
@@ -142,7 +138,8 @@ static int parse_packed(struct packed_snapshot *s, const char *path, int algo)
 			r->has_peeled = 1;
 			continue;
 		}
-		if (len < hexsz + 2 || line[hexsz] != ' ')
+		if (len < hexsz + 2 || line[hexsz] != ' ' ||
+		    fgit_refname_check(line + hexsz + 1, FGIT_REFNAME_ALLOW_ONELEVEL))
 			goto bad;
 		if (s->nr == alloc) {
 			size_t n = alloc ? 2 * alloc : 64;
@@ -157,12 +154,12 @@ static int parse_packed(struct packed_snapshot *s, const char *path, int algo)
 			goto bad;
 		s->refs[s->nr].name = line + hexsz + 1;
 		s->nr++;
+		continue;
+bad:
+		return fgit_error_set(FGIT_ERROR, "unexpected line in %s: %s", path, line);
 	}
 	qsort(s->refs, s->nr, sizeof(*s->refs), cmp_packed);
 	return 0;
-bad:
-	return fgit_error_set(FGIT_EINVALID, "unexpected line in %s: %s", path,
-			      s->mem ? "" : "");
 }
 
 /* A counted reference to the current snapshot (re-read if the file changed). */
@@ -202,8 +199,9 @@ static int packed_get(struct packed_snapshot **out, struct fgit_refdb *db)
 			free(s);
 			return r;
 		} else {
-			s->mem = fgit_buf_detach(&b, NULL);
-			if ((r = parse_packed(s, db->packed_path, db->algo))) {
+			size_t size;
+			s->mem = fgit_buf_detach(&b, &size);
+			if ((r = parse_packed(s, db->packed_path, size, db->algo))) {
 				snapshot_unref(s);
 				return r;
 			}
@@ -260,7 +258,10 @@ static int parse_loose(struct fgit_oid *oid, char **target, unsigned int *flags,
 		       const char *buf, size_t len, int algo)
 {
 	size_t hexsz = fgit_hash_hexsz(algo);
+	struct fgit_oid scratch;
 
+	if (!oid)
+		oid = &scratch;
 	if (len >= 4 && !strncmp(buf, "ref:", 4)) {
 		const char *p = buf + 4, *e = buf + len;
 		while (p < e && (*p == ' ' || *p == '\t'))
@@ -582,6 +583,10 @@ int fgit_refdb_foreach(struct fgit_refdb *db, const char *prefix, fgit_ref_cb cb
 			flags = FGIT_REF_PACKED | (p->has_peeled ? FGIT_REF_PEELED : 0);
 		} else {
 			int rr = fgit_refdb_resolve(&oid, NULL, &flags, db, it->name);
+			if (rr == FGIT_ERROR || rr == FGIT_ENOMEM) {
+				r = rr;
+				break;
+			}
 			if (rr) {
 				fgit_error_clear();
 				fgit_oid_zero(&oid, db->algo);
@@ -638,6 +643,11 @@ int fgit_refdb_dwim(struct fgit_oid *oid_out, char **ref_out, char **broken_out,
 		if (fgit_refname_check(full.ptr, FGIT_REFNAME_ALLOW_ONELEVEL))
 			continue;
 		r = fgit_refdb_resolve(&oid, &resolved, &flags, db, full.ptr);
+		if (r == FGIT_ERROR || r == FGIT_ENOMEM) {
+			free(resolved);
+			found = r;	/* a corrupt packed-refs is fatal, as in git */
+			break;
+		}
 		if (r) {
 			free(resolved);
 			fgit_error_clear();

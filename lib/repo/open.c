@@ -61,7 +61,13 @@ int fgit_repo_refdb(struct fgit_refdb **out, struct fgit_repo *repo)
 
 	pthread_mutex_lock(&repo->lock);
 	if (!repo->refdb) {
-		r = fgit_refdb_open(&repo->refdb, repo->git_dir, repo->common_dir, repo->algo);
+		/* git names packed-refs by its git dir as it shows it */
+		if (!repo->from_start_dir && !strcmp(repo->git_dir, repo->common_dir))
+			r = fgit_refdb_open(&repo->refdb, repo->git_dir_display,
+					    repo->git_dir_display, repo->algo);
+		else
+			r = fgit_refdb_open(&repo->refdb, repo->git_dir, repo->common_dir,
+					    repo->algo);
 		if (!r)
 			repo->refdb_free = fgit_refdb_free;
 	}

@@ -221,6 +221,8 @@ static int get_basic(struct fgit_oid *out, struct ctx *c, const char *name, size
 	if (len == hexsz && is_hex(name, len))
 		return fgit_oid_from_hex(out, name, c->repo->algo) ? FGIT_ENOTFOUND : 0;
 	n = fgit_refdb_dwim(out, &ref, c->broken ? NULL : &c->broken, c->refdb, name, len);
+	if (n < 0)
+		return n;
 	if (n > 1 && !c->ambiguous)
 		c->ambiguous = strndup(name, len);
 	if (n > 0) {
@@ -462,7 +464,7 @@ int fgit_revparse_ext(struct fgit_oid *out, struct fgit_revparse_info *info,
 	if (!r)
 		*out = oid;
 	if (info) {
-		info->why = r ? (c.why ? c.why : FGIT_REVPARSE_BAD) : 0;
+		info->why = r == FGIT_ENOTFOUND ? FGIT_REVPARSE_BAD : r ? c.why : 0;
 		info->ref = r ? NULL : c.ref;
 		info->ambiguous = c.ambiguous;
 		info->broken = c.broken;

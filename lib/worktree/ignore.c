@@ -11,7 +11,9 @@
  * Precedence and matching follow gitignore(5); every rule here is checked
  * against `git check-ignore -v --no-index` in tests/unit/worktree/ignore.c.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

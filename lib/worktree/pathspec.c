@@ -18,7 +18,9 @@
  * path it names, everything below it, and (with wildcards) whatever its
  * pattern matches after its literal leading part.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

@@ -128,6 +128,17 @@ test_expect_success 'a pack name not ending in .pack' '
 	cp "$SMALL" x.pk && compare_fail index-pack x.pk &&
 	compare_fail index-pack --rev-index -o y.foo x.pk
 '
+test_expect_success 'pack.writeReverseIndex and pack.indexVersion from the configuration' '
+	rm -rf g f && mkdir g f && cp "$DEEP" g/p.pack && cp "$DEEP" f/p.pack &&
+	(cd g && git -c pack.writeReverseIndex=true -c pack.indexVersion=1 index-pack p.pack) >"$CMP/git.out" &&
+	(cd f && "$FGIT" -c pack.writeReverseIndex=true -c pack.indexVersion=1 index-pack p.pack) >"$CMP/fgit.out" &&
+	cmp "$CMP/git.out" "$CMP/fgit.out" && same_files && test -f f/p.rev &&
+	rm -rf g f && mkdir g f && cp "$DEEP" g/p.pack && cp "$DEEP" f/p.pack &&
+	(cd g && git -c pack.writeReverseIndex=true index-pack --no-rev-index p.pack) >"$CMP/git.out" &&
+	(cd f && "$FGIT" -c pack.writeReverseIndex=true index-pack --no-rev-index p.pack) >"$CMP/fgit.out" &&
+	same_files && ! test -f f/p.rev &&
+	cd f && compare -c pack.indexVersion=3 index-pack p.pack
+'
 test_expect_success '-v: final progress lines as git prints them' '
 	index_both "$DEEP" -v p.pack &&
 	tr "\r" "\n" <"$CMP/git.err" | grep "done\.$" >"$CMP/g.meters" &&

@@ -3,6 +3,7 @@
  *   index-tool dump <index> [threads]      entries as `git ls-files -s --debug`
  *   index-tool rewrite <in> <out> [version [threads ieot eoie]]
  *   index-tool load <index> <threads> <runs>  time loads (ms per load, min/median/max)
+ *   index-tool write <index> <out> <runs>     time writes of the loaded index
  */
 #include <time.h>
 #include "../unit/index/helpers.h"
@@ -29,6 +30,27 @@ int main(int argc, char **argv)
 	if (argc < 3) {
 		fprintf(stderr, "usage: index-tool dump|rewrite|load <index> ...\n");
 		return 129;
+	}
+	if (!strcmp(argv[1], "write") && argc >= 5) {
+		/* index-tool write <in> <out> <runs>: time serialise + lock + rename */
+		int runs = atoi(argv[4]), i;
+		double *t = calloc(runs, sizeof(*t));
+		if (fgit_index_load(&idx, argv[2], &lo) < 0) {
+			fprintf(stderr, "fatal: %s\n", fgit_error_last());
+			return 128;
+		}
+		for (i = 0; i < runs; i++) {
+			double s = now_ms();
+			if (fgit_index_write(idx, argv[3], NULL) < 0) {
+				fprintf(stderr, "fatal: %s\n", fgit_error_last());
+				return 128;
+			}
+			t[i] = now_ms() - s;
+		}
+		qsort(t, runs, sizeof(*t), cmp_double);
+		printf("write runs=%d min=%.2fms median=%.2fms max=%.2fms\n",
+		       runs, t[0], t[runs / 2], t[runs - 1]);
+		return 0;
 	}
 	if (!strcmp(argv[1], "load") && argc >= 5) {
 		int runs = atoi(argv[4]), i;

@@ -244,3 +244,76 @@ TEST(sha1, hash_object_blob_matches_git)
 	CHECK(fgit_hash_object(&oid, FGIT_HASH_SHA1, FGIT_OBJ_BLOB, "", 0) == 0);
 	CHECK(!strcmp(fgit_oid_to_hex(hex, &oid), "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391"));
 }
+
+TEST(sha1, shani_states_match_reference)
+{
+	/* The SHA-NI state extraction against a textbook loop (FIPS 180-4). */
+#if defined(__x86_64__) || defined(__i386__)
+	static unsigned char buf[64];
+	uint32_t h[5], st[4][5], w[80], a, b, c, d, e, t;
+	int round, i;
+
+	if (!fgit_sha1_have_shani())
+		return;
+	for (round = 0; round < 20; round++) {
+		fill(buf, sizeof(buf));
+		for (i = 0; i < 5; i++)
+			h[i] = (uint32_t)rng();
+		fgit_sha1_shani_states(h, buf, st);
+		for (i = 0; i < 16; i++)
+			w[i] = (uint32_t)buf[4 * i] << 24 | buf[4 * i + 1] << 16 |
+				buf[4 * i + 2] << 8 | buf[4 * i + 3];
+		for (; i < 80; i++) {
+			t = w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16];
+			w[i] = t << 1 | t >> 31;
+		}
+		a = h[0]; b = h[1]; c = h[2]; d = h[3]; e = h[4];
+		for (i = 0; i < 68; i++) {
+			uint32_t f, k;
+			if (i >= 56 && i % 4 == 0) {
+				uint32_t *s = st[(i - 56) / 4];
+				CHECK_MSG(s[0] == a && s[1] == b && s[2] == c && s[3] == d &&
+					  s[4] == e, "state before step %d", i);
+			}
+			if (i < 20) { f = (b & c) | (~b & d); k = 0x5a827999; }
+			else if (i < 40) { f = b ^ c ^ d; k = 0x6ed9eba1; }
+			else if (i < 60) { f = (b & c) | (b & d) | (c & d); k = 0x8f1bbcdc; }
+			else { f = b ^ c ^ d; k = 0xca62c1d6; }
+			t = (a << 5 | a >> 27) + f + e + k + w[i];
+			e = d; d = c; c = b << 30 | b >> 2; b = a; a = t;
+		}
+	}
+#endif
+}
+
+TEST(sha1, objname_split_updates_vs_openssl)
+{
+	/*
+	 * Detecting contexts buffer up to 1 KiB: updates of every kind of size
+	 * around 64 and 1024, with header, against OpenSSL.
+	 */
+	static unsigned char buf[5000];
+	static const size_t cuts[] = { 1, 10, 63, 64, 65, 1000, 1023, 1024, 1025, 2047, 3000 };
+	unsigned char want[20];
+	struct fgit_hash_ctx c;
+	struct fgit_oid oid;
+	size_t k, i, j, n;
+
+	fill(buf, sizeof(buf));
+	for (k = 0; k < 2; k++) {
+		if (fgit_sha1_impl_force(impls[k]))
+			continue;
+		for (n = 0; n < sizeof(buf); n += 1 + n / 3) {
+			SHA1(buf, n, want);
+			for (i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
+				fgit_objname_init(&c, FGIT_HASH_SHA1);
+				for (j = 0; j < n; j += cuts[i])
+					fgit_objname_update(&c, buf + j, j + cuts[i] > n ? n - j : cuts[i]);
+				CHECK(fgit_objname_final(&oid, &c) == 0);
+				CHECK_MSG(!memcmp(oid.hash, want, 20), "%s len %zu chunk %zu",
+					  fgit_sha1_impl_name(impls[k]), n, cuts[i]);
+			}
+		}
+	}
+	fgit_sha1_impl_force(fgit_sha1_have_shani() ? FGIT_SHA1_SHANI : FGIT_SHA1_PORTABLE);
+}

@@ -28,7 +28,7 @@ static inline unsigned int debug_flags(const struct fgit_index_entry *e)
 	if (e->flags & FGIT_INDEX_INTENT_TO_ADD)
 		f |= 1u << 29;
 	/*
-	 * git marks entries that came from a shared index with
+	 * git marks shared-index entries that the split front replaced with
 	 * CE_UPDATE_IN_BASE (1 << 27); lib/index records that in bit 0x4
 	 * of `internal` (lib/index/index_internal.h, ENTRY_FROM_BASE).
 	 */

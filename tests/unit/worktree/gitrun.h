@@ -72,9 +72,8 @@ static int gitrun(const char *dir, const char *const *argv, const char *in,
 	}
 	close(inp[0]);
 	close(outp[1]);
-	/* stdin first: our inputs are small enough for the pipe buffer, or
-	 * git reads all of stdin before writing (ls-files/check-ignore --stdin
-	 * write as they go, so write in a child-friendly way: interleave). */
+	/* feed stdin and drain stdout together (non-blocking), since
+	 * check-ignore --stdin answers while it still reads */
 	{
 		size_t off = 0;
 		char tmp[65536];

@@ -66,8 +66,12 @@ static void gen_dir(struct tree *t, const char *rel, int depth)
 	/* a .gitignore in most directories */
 	if (rnd(4)) {
 		unsigned k = 1 + rnd(8);
+		/* now and then a UTF-8 BOM, or CRLF line ends */
+		const char *eol = rnd(5) == 0 ? "\r\n" : "\n";
+		if (rnd(7) == 0)
+			fgit_buf_adds(&gi, "\xef\xbb\xbf");
 		for (i = 0; i < k; i++)
-			fgit_buf_addf(&gi, "%s\n", pool[rnd(NPOOL)]);
+			fgit_buf_addf(&gi, "%s%s", pool[rnd(NPOOL)], eol);
 		if (rnd(3) == 0)
 			fgit_buf_adds(&gi, "last-line-no-newline");
 		{
@@ -282,12 +286,26 @@ static void run_tree(unsigned long seed, int icase)
 	fgit_ignore_free(ig);
 	ig = NULL;
 
-	/* the walk, against ls-files -o -i */
+	/* the walk, against ls-files -o -i; with command-line patterns on
+	 * odd seeds (they override every file) */
 	fgit_buf_reset(&out);
-	CHECK(gitrun(t.dir, ls, NULL, 0, &out) == 0);
+	if (seed & 1) {
+		const char *lsx[] = { "-c", cfg1.ptr, "-c", cfg2.ptr,
+				      "ls-files", "-z", "-o", "-i",
+				      "--exclude-standard", "-x", "!keep.o",
+				      "-x", "Temp", "-x", "!*.txt", NULL };
+		CHECK(gitrun(t.dir, lsx, NULL, 0, &out) == 0);
+	} else {
+		CHECK(gitrun(t.dir, ls, NULL, 0, &out) == 0);
+	}
 	for (off = 0; off < out.len; off += strlen(out.ptr + off) + 1)
 		ngit++;
 	CHECK(new_ignore(&ig, t.dir, icase, xfile.ptr) == 0);
+	if (seed & 1) {
+		CHECK(fgit_ignore_add_pattern(ig, "!keep.o", "--exclude option") == 0);
+		CHECK(fgit_ignore_add_pattern(ig, "Temp", "--exclude option") == 0);
+		CHECK(fgit_ignore_add_pattern(ig, "!*.txt", "--exclude option") == 0);
+	}
 	CHECK(fgit_ignore_push_dir(ig, "", 0) == 0);
 	CHECK(walk(ig, &rel, &mine, &nmine) == 0);
 	fgit_ignore_pop_dir(ig);

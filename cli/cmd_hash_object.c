@@ -308,27 +308,23 @@ CLI_CMD(hash_object)
 	for (i = 0; i < n; i++)
 		hash_file(&o, argv[i]);
 	if (stdin_paths) {
-		struct fgit_buf line = FGIT_BUF_INIT;
-		int c;
-		for (;;) {
-			fgit_buf_reset(&line);
-			while ((c = getchar()) != EOF && c != '\n')
-				fgit_buf_addch(&line, c);
-			if (c == EOF && !line.len)
-				break;
-			if (line.ptr[0] == '"') {
+		char *line = NULL;
+		size_t cap = 0;
+		ssize_t n;
+		while ((n = getline(&line, &cap, stdin)) >= 0) {
+			if (n && line[n - 1] == '\n')
+				line[--n] = 0;
+			if (line[0] == '"') {
 				struct fgit_buf u = FGIT_BUF_INIT;
-				if (unquote_c(&u, line.ptr) < 0)
+				if (unquote_c(&u, line) < 0)
 					die("line is badly quoted");
 				hash_file(&o, u.ptr);
 				fgit_buf_release(&u);
 			} else {
-				hash_file(&o, line.ptr);
+				hash_file(&o, line);
 			}
-			if (c == EOF)
-				break;
 		}
-		fgit_buf_release(&line);
+		free(line);
 	}
 	return 0;
 }

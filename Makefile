@@ -70,6 +70,22 @@ tsan-build:
 tsan: tsan-build
 	@sh tests/run-unit.sh tsan build/tsan/tests
 
+# libFuzzer targets, one per parser (tests/fuzz/*.c), built with clang and
+# ASan/UBSan into build/fuzz from the library sources they exercise;
+# `make fuzz-run FUZZ_TIME=60` runs each for that many seconds.
+FUZZ_SRC := $(sort $(wildcard tests/fuzz/*.c))
+FUZZ_LIB := $(sort $(wildcard lib/object/*.c)) lib/odb/delta.c lib/util/buf.c lib/util/error.c
+FUZZ_TIME ?= 30
+fuzz:
+	@mkdir -p build/fuzz
+	@for f in $(FUZZ_SRC); do n=$$(basename $$f .c); \
+		clang -O1 -g -fsanitize=address,undefined,fuzzer -std=gnu11 -Iinclude -Ilib \
+		-D_GNU_SOURCE -o build/fuzz/fuzz-$$n $$f $(FUZZ_LIB) $(LDLIBS) || exit 1; done
+
+fuzz-run: fuzz
+	@for f in $(FUZZ_SRC); do n=$$(basename $$f .c); mkdir -p build/fuzz/corpus-$$n; \
+		build/fuzz/fuzz-$$n -max_total_time=$(FUZZ_TIME) build/fuzz/corpus-$$n || exit 1; done
+
 clean:
 	rm -rf build libfgit.a fgit
 
@@ -99,7 +115,7 @@ demo: all
 bench: all
 	@bench/run $(CASES)
 
-.PHONY: all unit test tsan tsan-build clean install demo bench bench-micro
+.PHONY: fuzz fuzz-run all unit test tsan tsan-build clean install demo bench bench-micro
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
 
 # SHA-1 throughput benchmark (bench/RESULTS-hash.md): `make bench-hash`,

@@ -18,6 +18,7 @@
 #include "fgit/object.h"
 #include "fgit/odb.h"
 #include "fgit/ordered.h"
+#include "fgit/repo.h"
 
 static const char *const cat_file_usage[] = {
 	"git cat-file <type> <object>",
@@ -120,8 +121,16 @@ static _Noreturn void die_read(void)
 
 static void resolve_or_die(struct fgit_oid *oid, struct fgit_odb *odb, const char *name)
 {
-	if (cli_resolve(oid, odb, name) < 0)
+	struct fgit_revparse_info info = FGIT_REVPARSE_INFO_INIT;
+	int r = fgit_revparse_ext(oid, &info, cli_repo(), name);
+	(void)odb;
+	if (r < 0 && info.why == FGIT_REVPARSE_PATH_ERROR)
+		die_last();	/* "path 'x' does not exist in 'HEAD'" */
+	if (r < 0 && r != FGIT_ENOTFOUND)
+		error_last();	/* a bad peel, an ambiguous id */
+	if (r < 0)
 		die("Not a valid object name %s", name);
+	fgit_revparse_info_release(&info);
 }
 
 static int cat_one(int opt, const char *type_name, const char *name)
@@ -140,8 +149,7 @@ static int cat_one(int opt, const char *type_name, const char *name)
 			die("invalid object type \"%s\"", type_name);
 	}
 	if (opt == 'e') {
-		if (cli_resolve(&oid, odb, name) < 0)
-			die("Not a valid object name %s", name);
+		resolve_or_die(&oid, odb, name);
 		return fgit_odb_exists(odb, &oid) ? 0 : 1;
 	}
 	resolve_or_die(&oid, odb, name);
@@ -288,39 +296,78 @@ static void compile_format(struct batch *b)
 	}
 }
 
+/* Decimal digits of v at p; returns the count. */
+static size_t put_u64(char *p, uint64_t v)
+{
+	char tmp[24];
+	size_t n = 0, i;
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	for (i = 0; i < n; i++)
+		p[i] = tmp[n - 1 - i];
+	return n;
+}
+
+/*
+ * One info line, built in a local buffer and written with one call: the
+ * per-atom stdio calls were a fifth of --batch-check's time (perf, 57k
+ * objects).
+ */
 static void print_info(struct batch *b, const struct fgit_oid *oid,
 		       const struct fgit_object_info *info, const char *rest)
 {
-	char hex[FGIT_MAX_HEXSZ + 1];
+	char line[512], *p = line;
 	size_t i;
+
 	for (i = 0; i < b->nsegs; i++) {
 		const struct seg *s = &b->segs[i];
+		const char *t;
+		if ((size_t)(p - line) + 128 > sizeof(line) ||
+		    (s->atom == A_LITERAL && s->len > 64)) {
+			out_write(line, (size_t)(p - line));	/* long formats: flush */
+			p = line;
+		}
 		switch (s->atom) {
 		case A_LITERAL:
-			out_write(s->lit, s->len);
+			if (s->len > 64)
+				out_write(s->lit, s->len);
+			else {
+				memcpy(p, s->lit, s->len);
+				p += s->len;
+			}
 			break;
 		case A_NAME:
-			out_write(fgit_oid_to_hex(hex, oid), fgit_hash_hexsz(FGIT_HASH_SHA1));
+			fgit_oid_to_hex(p, oid);
+			p += fgit_hash_hexsz(FGIT_HASH_SHA1);
 			break;
 		case A_TYPE:
-			fputs(fgit_object_type_name(info->type), stdout);
+			t = fgit_object_type_name(info->type);
+			memcpy(p, t, strlen(t));
+			p += strlen(t);
 			break;
 		case A_SIZE:
-			printf("%llu", (unsigned long long)info->size);
+			p += put_u64(p, info->size);
 			break;
 		case A_DISK:
-			printf("%llu", (unsigned long long)info->disk_size);
+			p += put_u64(p, info->disk_size);
 			break;
 		case A_DELTABASE:
-			fputs(fgit_oid_to_hex(hex, &info->delta_base), stdout);
+			fgit_oid_to_hex(p, &info->delta_base);
+			p += fgit_hash_hexsz(FGIT_HASH_SHA1);
 			break;
 		case A_REST:
-			if (rest)
+			if (rest) {
+				out_write(line, (size_t)(p - line));
+				p = line;
 				fputs(rest, stdout);
+			}
 			break;
 		}
 	}
-	putchar('\n');
+	*p++ = '\n';
+	out_write(line, (size_t)(p - line));
 }
 
 /* Info line and, for --batch/contents, the content.  name: the request. */

@@ -3,7 +3,10 @@
 #include <string.h>
 #include "cli.h"
 #include "odb_setup.h"
+#include <stdlib.h>
+#include "fgit/buf.h"
 #include "fgit/odb.h"
+#include "fgit/repo.h"
 
 static const char *const count_objects_usage[] = {
 	"git count-objects [-v] [-H | --human-readable]",
@@ -38,9 +41,21 @@ static void size_str(char *out, size_t n, uint64_t bytes, int h)
 		snprintf(out, n, "%llu", (unsigned long long)(bytes / 1024));
 }
 
+struct gctx {
+	int verbose;
+	const char *odb_path;		/* absolute, as the library has it */
+	const char *display;		/* git's spelling of it, e.g. ".git/objects" */
+};
+
 static void garbage(const char *path, const char *why, void *payload)
 {
-	if (*(int *)payload)
+	struct gctx *g = payload;
+	size_t n = strlen(g->odb_path);
+	if (!g->verbose)
+		return;
+	if (g->display && !strncmp(path, g->odb_path, n) && path[n] == '/')
+		warning("%s: %s%s", why, g->display, path + n);
+	else
 		warning("%s: %s", why, path);
 }
 
@@ -58,8 +73,18 @@ CLI_CMD(count_objects)
 	n = cli_parse_options(argc, argv, "count-objects", real, count_objects_usage, 0);
 	if (n)
 		cli_usage_with_options(count_objects_usage, real, 0);
-	if (fgit_odb_count(&c, cli_odb(), garbage, &verbose) < 0)
-		die_last();
+	{
+		struct fgit_buf disp = FGIT_BUF_INIT;
+		struct gctx g = { verbose, fgit_odb_path(cli_odb()), NULL };
+		if (!getenv("GIT_OBJECT_DIRECTORY")) {
+			fgit_buf_addf(&disp, "%s/objects",
+				      fgit_repo_common_dir_display(cli_repo()));
+			g.display = disp.ptr;
+		}
+		if (fgit_odb_count(&c, cli_odb(), garbage, &g) < 0)
+			die_last();
+		fgit_buf_release(&disp);
+	}
 	size_str(a, sizeof(a), c.loose_size, h);
 	if (!verbose) {
 		if (h)

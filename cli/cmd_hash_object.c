@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "odb_setup.h"
 #include "fgit/buf.h"
+#include "fgit/config.h"
 #include "fgit/hash.h"
 #include "fgit/object.h"
 #include "fgit/odb.h"
@@ -40,6 +41,9 @@ struct hopts {
 	int write, literally;
 	struct fgit_odb *odb;
 };
+
+/* core.bigFileThreshold: above it a file is streamed, never mapped whole */
+static uint64_t big_file_threshold = BIG_FILE_DEFAULT;
 
 static void print_oid(const struct fgit_oid *oid)
 {
@@ -185,7 +189,7 @@ static void hash_file(struct hopts *o, const char *path)
 			print_oid(&oid);
 			return;
 		}
-		if ((uint64_t)size > BIG_FILE_DEFAULT) {
+		if ((uint64_t)size > big_file_threshold) {
 			hash_stream(&oid, fd, size, path);
 			close(fd);
 			print_oid(&oid);
@@ -210,6 +214,38 @@ static void hash_file(struct hopts *o, const char *path)
 		}
 		hash_buffer(o, map, size);
 		munmap(map, size);
+	}
+}
+
+/* Undo git's C-style quoting of a path ("a\tb", "\303\251"). */
+static int unquote_c(struct fgit_buf *out, const char *s)
+{
+	static const char esc[] = "abtnvfr", val[] = "\a\b\t\n\v\f\r";
+	if (*s++ != '"')
+		return -1;
+	for (;;) {
+		const char *e;
+		int c = (unsigned char)*s++;
+		if (!c)
+			return -1;
+		if (c == '"')
+			return *s ? -1 : 0;
+		if (c != '\\') {
+			fgit_buf_addch(out, c);
+			continue;
+		}
+		c = (unsigned char)*s++;
+		if (c == '\\' || c == '"') {
+			fgit_buf_addch(out, c);
+		} else if (c && (e = strchr(esc, c))) {
+			fgit_buf_addch(out, val[e - esc]);
+		} else if (c >= '0' && c <= '3' && s[0] >= '0' && s[0] <= '7' &&
+			   s[1] >= '0' && s[1] <= '7') {
+			fgit_buf_addch(out, ((c - '0') << 6) | ((s[0] - '0') << 3) | (s[1] - '0'));
+			s += 2;
+		} else {
+			return -1;
+		}
 	}
 }
 
@@ -256,6 +292,12 @@ CLI_CMD(hash_object)
 		o.odb = cli_odb();
 	else
 		cli_git_dir(0);
+	{
+		int64_t v;
+		if (fgit_config_get_int64(&v, cli_config(), "core.bigfilethreshold") == 0 && v > 0)
+			big_file_threshold = (uint64_t)v;
+		fgit_error_clear();
+	}
 	if (use_stdin) {
 		struct fgit_buf b = FGIT_BUF_INIT;
 		if (fgit_buf_read_fd(&b, 0, 0) < 0)
@@ -266,21 +308,23 @@ CLI_CMD(hash_object)
 	for (i = 0; i < n; i++)
 		hash_file(&o, argv[i]);
 	if (stdin_paths) {
-		struct fgit_buf line = FGIT_BUF_INIT;
-		int c;
-		for (;;) {
-			fgit_buf_reset(&line);
-			while ((c = getchar()) != EOF && c != '\n')
-				fgit_buf_addch(&line, c);
-			if (c == EOF && !line.len)
-				break;
-			if (line.ptr[0] == '"')
-				die_unimplemented("hash-object", "C-quoted paths in --stdin-paths");
-			hash_file(&o, line.ptr);
-			if (c == EOF)
-				break;
+		char *line = NULL;
+		size_t cap = 0;
+		ssize_t n;
+		while ((n = getline(&line, &cap, stdin)) >= 0) {
+			if (n && line[n - 1] == '\n')
+				line[--n] = 0;
+			if (line[0] == '"') {
+				struct fgit_buf u = FGIT_BUF_INIT;
+				if (unquote_c(&u, line) < 0)
+					die("line is badly quoted");
+				hash_file(&o, u.ptr);
+				fgit_buf_release(&u);
+			} else {
+				hash_file(&o, line);
+			}
 		}
-		fgit_buf_release(&line);
+		free(line);
 	}
 	return 0;
 }

@@ -1,11 +1,7 @@
 /*
- * Temporary repository setup for the object commands (cat-file,
- * hash-object, count-objects) until the `repo` branch's fgit_repo_discover,
- * fgit_repo_odb and fgit_revparse_single are in main.
- *
- * NEEDSWORK: replace with fgit_repo_* after merging `repo`; this finds the
- * git dir (GIT_DIR, .git dir or gitfile, bare), reads no config, and
- * resolves only full or abbreviated ids, HEAD and ref names.
+ * The object commands' (cat-file, hash-object, count-objects) way to the
+ * repository: thin wrappers over cli_repo() and the library, so the three
+ * commands say the same things when something is missing.
  */
 #ifndef FGIT_CLI_ODB_SETUP_H
 #define FGIT_CLI_ODB_SETUP_H
@@ -17,8 +13,9 @@ const char *cli_git_dir(int required);
 /* The repository's object database (dies like git when there is none). */
 struct fgit_odb *cli_odb(void);
 /*
- * Resolve an object name: FGIT_ENOTFOUND, FGIT_EAMBIGUOUS, or 0.
- * Quiet: callers print git's message.
+ * Resolve a revision (fgit_revparse_single): 0, FGIT_ENOTFOUND,
+ * FGIT_EAMBIGUOUS, or FGIT_EINVALID with git's message (a missing path,
+ * a peel to the wrong type).  Quiet: callers print git's message.
  */
 int cli_resolve(struct fgit_oid *out, struct fgit_odb *odb, const char *spec);
 

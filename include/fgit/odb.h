@@ -1,10 +1,20 @@
 /*
  * The object database: loose objects, packs (.idx v1/v2, .pack v2/v3,
- * multi-pack-index), alternates.
+ * OFS_DELTA and REF_DELTA), alternates (objects/info/alternates, nested up
+ * to 5 deep).  A multi-pack-index, when present, is not consulted yet:
+ * every pack is found through its own .idx, which git keeps beside it
+ * (NEEDSWORK: midx lookup for repositories with many packs).
  *
  * Thread safety: one fgit_odb may be used by any number of threads at once
  * for reading and writing; there is no global lock around inflation.
- * Returned buffers belong to the caller (free()).
+ * .idx and .pack files are mapped read-only and shared; the pack list is
+ * refreshed under a read-write lock; the delta-base cache is sharded with a
+ * lock per shard.  Returned buffers belong to the caller (free()).
+ *
+ * Errors: FGIT_ENOTFOUND (no such object; message "object <hex> not
+ * found"), FGIT_EINVALID for corrupt data with git's wording, in the form
+ * "<loose|packed> object <hex> (stored in <path>) is corrupt (<detail>)"
+ * where the CLI prints <detail> as an error: line, the rest as fatal:.
  */
 #ifndef FGIT_ODB_H
 #define FGIT_ODB_H

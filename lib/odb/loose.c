@@ -458,6 +458,12 @@ int odb_loose_write_fd(struct fgit_oid *out, struct fgit_odb *odb,
 			goto fail;
 		}
 	}
+	if (odb_freshen(odb, &oid)) {	/* we have it already: keep the old file */
+		close(fd);
+		unlink(tmp);
+		*out = oid;
+		return 0;
+	}
 	if ((r = finish_tmp(fd, tmp, path, odb->opts.fsync)) < 0)
 		return r;
 	*out = oid;

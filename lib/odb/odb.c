@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <utime.h>
 #include "fgit/buf.h"
 #include "fgit/hash.h"
 #include "odb/odb_internal.h"
@@ -408,6 +409,32 @@ int fgit_odb_exists(struct fgit_odb *odb, const struct fgit_oid *oid)
 	return exists_local(odb, oid);
 }
 
+/*
+ * If the object exists, touch the file holding it (as git does, so that a
+ * concurrent gc/prune sees it as recent) and return 1; 0 if absent.
+ */
+int odb_freshen(struct fgit_odb *odb, const struct fgit_oid *oid)
+{
+	char path[4096];
+	struct pack *p;
+	uint32_t pos;
+	size_t i;
+
+	odb_loose_path(path, sizeof(path), odb, oid);
+	if (access(path, F_OK) == 0) {
+		utime(path, NULL);
+		return 1;
+	}
+	if (odb_find_packed(&p, &pos, odb, oid)) {
+		utime(p->pack_path, NULL);
+		return 1;
+	}
+	for (i = 0; i < odb->nalts; i++)
+		if (exists_local(odb->alts[i], oid))
+			return 1;	/* git does not insist on freshening these */
+	return 0;
+}
+
 int fgit_odb_write(struct fgit_oid *out, struct fgit_odb *odb,
 		   enum fgit_object_type type, const void *data, size_t len)
 {
@@ -416,7 +443,7 @@ int fgit_odb_write(struct fgit_oid *out, struct fgit_odb *odb,
 
 	if ((r = fgit_hash_object(&oid, odb->algo, type, data, len)) < 0)
 		return r;
-	if (!exists_local(odb, &oid) && (r = odb_loose_write_buf(odb, &oid, type, data, len)) < 0)
+	if (!odb_freshen(odb, &oid) && (r = odb_loose_write_buf(odb, &oid, type, data, len)) < 0)
 		return r;
 	*out = oid;
 	return 0;
@@ -517,7 +544,7 @@ static int foreach_common(struct fgit_odb *odb, unsigned int flags, struct forea
 		pthread_rwlock_rdlock(&odb->packs_lock);
 		np = odb->npacks;
 		packs = malloc((np ? np : 1) * sizeof(*packs));
-		if (packs)
+		if (packs && np)
 			memcpy(packs, odb->packs, np * sizeof(*packs));
 		pthread_rwlock_unlock(&odb->packs_lock);
 		if (!packs)
@@ -807,7 +834,8 @@ static void count_pack_garbage(struct count_ctx *c, struct fgit_odb *odb)
 		names[n++] = strdup(de->d_name);
 	}
 	closedir(dir);
-	qsort(names, n, sizeof(*names), name_cmp);
+	if (n > 1)
+		qsort(names, n, sizeof(*names), name_cmp);
 	for (i = 0; i < n; i++) {
 		const char *nm = names[i];
 		fgit_buf_reset(&path);

@@ -81,6 +81,8 @@ int odb_loose_write_buf(struct fgit_odb *odb, const struct fgit_oid *oid,
 			enum fgit_object_type type, const void *data, size_t len);
 int odb_loose_write_fd(struct fgit_oid *out, struct fgit_odb *odb,
 		       enum fgit_object_type type, int in_fd, uint64_t size);
+/* Touch an existing object's file; 1 if it exists (anywhere), else 0. */
+int odb_freshen(struct fgit_odb *odb, const struct fgit_oid *oid);
 /* Parse "<type> <size>\0" in [p, p+n); returns header length incl. NUL or -1. */
 int odb_parse_loose_header(const unsigned char *p, size_t n,
 			   enum fgit_object_type *type, uint64_t *size);

@@ -147,6 +147,18 @@ test_expect_success 'an object both loose and packed is listed once' '
 	compare_sorted cat-file --batch-all-objects --unordered --batch-check
 '
 
+test_expect_success 'revision syntax (fgit_revparse_single)' '
+	cd "$TRASH/repo" &&
+	compare cat-file -p HEAD^{tree} && compare cat-file -p HEAD:dir/sub/n &&
+	compare cat-file -t HEAD~2 && compare cat-file -s "HEAD^:sp ace" &&
+	compare cat-file tree v1.0^{} && compare_fail cat-file -p HEAD:no/such/path &&
+	compare_fail cat-file -e HEAD:nope && compare_fail cat-file -t HEAD^{blob} &&
+	printf "HEAD:file\nHEAD~1:dir rest of line\nHEAD:nope\nv1.0^{}\n" >"$CMP/revs" &&
+	compare_stdin "$CMP/revs" cat-file --batch-check &&
+	compare_stdin "$CMP/revs" cat-file "--batch-check=%(objectname) %(rest)" &&
+	compare_stdin "$CMP/revs" cat-file --batch
+'
+
 test_expect_success 'alternates' '
 	git clone -q -s "$TRASH/repo" "$TRASH/alt" && cd "$TRASH/alt" &&
 	echo new >new && git add new && git commit -qm new &&
@@ -172,6 +184,16 @@ test_expect_success 'index v1 and a pack with 64-bit offsets' '
 	git index-pack --index-version=2,0x40 -o "${p%.pack}.idx.new" "$p" &&
 	mv "${p%.pack}.idx.new" "${p%.pack}.idx" &&
 	compare cat-file --batch-all-objects "--batch-check=%(objectname) %(objectsize:disk) %(deltabase)"
+'
+
+test_expect_success 'several packs with a multi-pack-index' '
+	git init -q "$TRASH/midx" && cd "$TRASH/midx" &&
+	for i in 1 2 3; do seq $i 300 >f && git add f && git commit -qm $i &&
+		git repack -dq || return 1; done &&
+	git multi-pack-index write && test -f .git/objects/pack/multi-pack-index &&
+	compare cat-file --batch-all-objects --batch &&
+	compare_sorted cat-file --batch-all-objects --unordered --batch-check &&
+	compare count-objects -v
 '
 
 test_expect_success 'REF_DELTA (thin-style) pack' '

@@ -26,6 +26,14 @@ test_expect_success '--stdin, --stdin-paths, both with files' '
 	compare_stdin "$CMP/paths2" hash-object --stdin-paths --no-filters
 '
 
+test_expect_success '--stdin-paths with C-quoted names' '
+	cd "$TRASH/repo" && printf "x\n" >"$(printf "t\tb")" && echo y >"é" &&
+	printf "\"t\\\\tb\"\n\"\\\\303\\\\251\"\nsmall\n" >"$CMP/q" && od -c "$CMP/q" | grep -q "\\\\   t" &&
+	compare_stdin "$CMP/q" hash-object --stdin-paths &&
+	printf "\"bad\n" >"$CMP/bad" && _stdin="$CMP/bad" && _run_both hash-object --stdin-paths &&
+	[ "$g_rc" = "$f_rc" ] && [ "$g_rc" = 128 ]
+'
+
 test_expect_success '-t with valid and invalid content' '
 	cd "$TRASH/repo" &&
 	compare hash-object -t tree tree.raw && compare hash-object -t commit commit.raw &&
@@ -73,6 +81,15 @@ test_expect_success '-w --stdin and -t tree -w; rewriting an existing object' '
 	"$FGIT" hash-object -w -t tree tree.raw >"$CMP/o2" &&
 	git hash-object -t tree tree.raw | cmp - "$CMP/o1" && cmp "$CMP/o1" "$CMP/o2" &&
 	fsck_ok "$TRASH/w2"
+'
+
+setup_packed() { setup_w && git add a c && git commit -qm x && git repack -adq; }
+
+test_expect_success '-w of objects already packed writes no loose copy' '
+	compare_write setup_packed hash-object -w a c b &&
+	(cd "$TRASH/w.git" && find .git/objects -type f | grep -v pack | sort) >"$CMP/g" &&
+	(cd "$TRASH/w" && find .git/objects -type f | grep -v pack | sort) >"$CMP/f" &&
+	cmp "$CMP/g" "$CMP/f" && fsck_ok "$TRASH/w"
 '
 
 test_expect_success '-w --stdin-paths' '

@@ -87,25 +87,6 @@ static void die_no_single_rev(struct rp *rp)
 	die("Needed a single revision");
 }
 
-static int default_abbrev(struct fgit_repo *repo)
-{
-	const char *v;
-	int n;
-
-	if (fgit_config_get_string(&v, fgit_repo_config(repo), "core.abbrev") == 0 && v) {
-		if (!strcasecmp(v, "auto"))
-			return 7;
-		if (fgit_config_parse_bool(v) == 0 && !isdigit((unsigned char)v[0]))
-			return (int)fgit_hash_hexsz(fgit_repo_algo(repo));
-		if (fgit_config_get_int(&n, fgit_repo_config(repo), "core.abbrev") == 0)
-			return n < 4 ? 4 : n;
-		die_last();
-	}
-	/* NEEDSWORK: git's "auto" grows with the object count (8 digits
-	 * past 16384 objects, ...); fgit uses 7, right for small repositories. */
-	return 7;
-}
-
 static void print_with_type(enum show_type type, const char *s)
 {
 	if (type == SHOW_REVERSED)
@@ -330,7 +311,7 @@ static int rev_option(struct rp *rp, const char *arg)
 				n = hexsz;
 			rp->abbrev = (int)n;
 		} else {
-			rp->abbrev = default_abbrev(rp->repo);
+			rp->abbrev = fgit_repo_default_abbrev(rp->repo);
 		}
 	} else if (!strcmp(arg, "--abbrev-ref") || !strncmp(arg, "--abbrev-ref=", 13)) {
 		int warn = 1;

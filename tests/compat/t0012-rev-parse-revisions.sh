@@ -96,4 +96,17 @@ test_expect_success 'core.abbrev' '
 	(cd repo && compare -c core.abbrev=10 rev-parse --short HEAD &&
 	 compare -c core.abbrev=no rev-parse --short HEAD)'
 
+test_expect_success 'auto abbreviation grows with the packed object count' '
+	git init -q big && (cd big &&
+	 python3 -c "
+import sys
+w = sys.stdout.write
+w(\"commit refs/heads/main\\ncommitter A <a@b> 0 +0000\\ndata 2\\nx\\n\")
+for i in range(20000):
+    d = \"blob %d\\n\" % i
+    w(\"M 100644 inline f%05d\\ndata %d\\n%s\\n\" % (i, len(d), d))
+" | git fast-import --quiet && git repack -q -a -d &&
+	 compare rev-parse --short HEAD && compare show-ref --abbrev && compare ls-tree --abbrev HEAD &&
+	 compare -c core.abbrev=auto rev-parse --short HEAD)'
+
 test_done

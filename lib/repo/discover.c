@@ -225,6 +225,43 @@ static char *relative_to_prefix(const char *prefix, const char *target)
 	return fgit_buf_detach(&b, NULL);
 }
 
+/* Extensions git 2.39 knows: some valid in any version, some in v1 only. */
+struct ext_check {
+	int version;
+	char *bad;
+	int v1_only;
+};
+
+static int check_extension(const char *key, const char *value,
+			   enum fgit_config_scope scope, void *payload)
+{
+	static const char *const any[] = { "noop", "preciousobjects", "partialclone",
+					   "worktreeconfig", NULL };
+	static const char *const v1[] = { "noop-v1", "objectformat", NULL };
+	struct ext_check *ec = payload;
+	const char *name;
+	int i;
+
+	if (strncmp(key, "extensions.", 11) || ec->bad)
+		return 0;
+	name = key + 11;
+	for (i = 0; any[i]; i++)
+		if (!strcmp(name, any[i]))
+			return 0;
+	for (i = 0; v1[i]; i++) {
+		if (!strcmp(name, v1[i])) {
+			if (ec->version == 0) {
+				ec->bad = strdup(name);
+				ec->v1_only = 1;
+			}
+			return 0;
+		}
+	}
+	if (ec->version >= 1)
+		ec->bad = strdup(name);
+	return 0;
+}
+
 static int check_format(struct fgit_repo *repo)
 {
 	int64_t version = 0;
@@ -239,6 +276,17 @@ static int check_format(struct fgit_repo *repo)
 				      "Expected git repo version <= 1, found %lld",
 				      (long long)version);
 	repo->algo = FGIT_HASH_SHA1;
+	{
+		struct ext_check ec = { (int)version, NULL, 0 };
+		fgit_config_foreach(repo->config, check_extension, &ec);
+		if (ec.bad) {
+			r = fgit_error_set(FGIT_EINVALID, ec.v1_only ?
+					   "repo version is 0, but v1-only extension found:\n\t%s" :
+					   "unknown repository extension found:\n\t%s", ec.bad);
+			free(ec.bad);
+			return r;
+		}
+	}
 	if (fgit_config_get_string(&fmt, repo->config, "extensions.objectformat") == 0 &&
 	    version == 1) {
 		if (!fmt)

@@ -76,6 +76,16 @@ test_expect_success 'unknown object format is refused, sha256 accepted' '
 	(cd h1 && _stdin= && _run_both rev-parse --git-dir && [ $g_rc = 128 ] && [ $f_rc = 128 ] &&
 	 grep -q "invalid value for .extensions.objectformat" "$CMP/fgit.err") &&
 	git init -q --object-format=sha256 h2 && (cd h2 && compare rev-parse --git-dir)'
+test_expect_success 'repository extensions' '
+	git init -q ext && cp ext/.git/config ext/saved &&
+	printf "[extensions]\n\tfoo = bar\n" >>ext/.git/config && (cd ext && compare rev-parse --git-dir) &&
+	sed "s/repositoryformatversion = 0/repositoryformatversion = 1/" ext/saved >ext/.git/config &&
+	printf "[extensions]\n\tfoo = bar\n" >>ext/.git/config && (cd ext && compare_err rev-parse --git-dir) &&
+	sed "s/repositoryformatversion = 0/repositoryformatversion = 1/" ext/saved >ext/.git/config &&
+	printf "[extensions]\n\tworktreeConfig = true\n\tpreciousObjects = 1\n\tnoop-v1 = x\n" >>ext/.git/config &&
+	(cd ext && compare rev-parse --git-dir) &&
+	cp ext/saved ext/.git/config && printf "[extensions]\n\tnoop-v1 = x\n" >>ext/.git/config &&
+	(cd ext && compare_err rev-parse --git-dir)'
 test_expect_success 'bad gitfile' '
 	mkdir -p gf1 gf2 && echo garbage >gf1/.git && echo "gitdir: nowhere" >gf2/.git &&
 	(cd gf1 && compare_fail rev-parse --git-dir) && (cd gf2 && compare_fail rev-parse --git-dir)'

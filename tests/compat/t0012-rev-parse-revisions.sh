@@ -92,6 +92,16 @@ test_expect_success 'broken and dangling refs' '
 	 echo 1111111111111111111111111111111111111111 >.git/refs/heads/missing &&
 	 compare rev-parse missing && compare_fail rev-parse missing^{commit} &&
 	 compare_fail rev-parse --verify missing~1)'
+test_expect_success '--all, --branches, --tags, --remotes, --show-object-format' '
+	(cd repo && for a in --all --branches --tags --remotes "--symbolic --all" \
+		"--abbrev-ref --all" "--symbolic-full-name --tags" "--all HEAD" \
+		--show-object-format --show-object-format=input; do
+		compare rev-parse $a || exit 1; done) &&
+	(cd packed && compare rev-parse --all && compare rev-parse --symbolic --branches)'
+test_expect_success 'options not built yet are refused, not echoed' '
+	(cd repo && rc=0; "$FGIT" rev-parse --git-path x >/dev/null 2>&1 || rc=$?; [ $rc = 129 ] &&
+	 rc=0; "$FGIT" rev-parse HEAD@{1} >/dev/null 2>&1 || rc=$?; [ $rc = 129 ] &&
+	 rc=0; "$FGIT" rev-parse :a >/dev/null 2>&1 || rc=$?; [ $rc = 129 ])'
 test_expect_success 'core.abbrev' '
 	(cd repo && compare -c core.abbrev=10 rev-parse --short HEAD &&
 	 compare -c core.abbrev=no rev-parse --short HEAD)'

@@ -2,17 +2,21 @@
 CC      ?= cc
 CFLAGS  ?= -O2 -g
 override CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare \
-	   -Iinclude -Ilib -D_FILE_OFFSET_BITS=64 -pthread
-LDLIBS  += -ldeflate -lz -lcrypto -lpthread
+	   -Iinclude -Ilib -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -pthread
+override LDLIBS += -ldeflate -lz -lcrypto -lpthread
 PREFIX  ?= /usr/local
 DESTDIR ?=
 
+B        ?= build
+LIBA     ?= libfgit.a
 LIB_SRC  := $(sort $(shell find lib -name '*.c'))
-LIB_OBJ  := $(LIB_SRC:%.c=build/%.o)
+LIB_OBJ  := $(LIB_SRC:%.c=$(B)/%.o)
 CLI_SRC  := $(sort $(wildcard cli/*.c))
-CLI_OBJ  := $(CLI_SRC:%.c=build/%.o)
+CLI_OBJ  := $(CLI_SRC:%.c=$(B)/%.o)
 UNIT_SRC := $(sort $(shell find tests/unit -name '*.c'))
-UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=build/tests/%)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
+TOOL_SRC := $(sort $(wildcard tests/tools/*.c))
+TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(B)/tools/%)
 DEPS_OK  := build/.deps-ok
 
 all: fgit libfgit.a
@@ -22,34 +26,49 @@ $(DEPS_OK):
 	@sh tools/ensure-deps.sh
 	@mkdir -p build && touch $@
 
-build/%.o: %.c | $(DEPS_OK)
+$(B)/%.o: %.c | $(DEPS_OK)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
 
-libfgit.a: $(LIB_OBJ)
+# The command table: every CLI_CMD(name) defined in cli/cmd_*.c, generated
+# so that adding a command touches no shared file.
+$(B)/gen/commands.h: $(wildcard cli/cmd_*.c) Makefile
+	@mkdir -p $(dir $@)
+	@{ echo '#define FGIT_COMMANDS(X) \\'; \
+	  sed -n 's/^CLI_CMD(\([a-z0-9_]*\))$$/\1/p' $(sort $(wildcard cli/cmd_*.c)) | sort | \
+	  while read id; do \
+		printf '\tX("%s", %s) \\\n' "$$(echo $$id | tr _ -)" "$$id"; \
+	  done; echo; } >$@.tmp && mv $@.tmp $@
+
+$(B)/cli/main.o: $(B)/gen/commands.h
+$(B)/cli/main.o: override CFLAGS += -I$(B)/gen
+
+$(LIBA): $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
-fgit: $(CLI_OBJ) libfgit.a
-	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) libfgit.a $(LDLIBS)
+fgit: $(CLI_OBJ) $(LIBA)
+	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(LIBA) $(LDLIBS)
 
-build/tests/%: tests/unit/%.c tests/unit/unit.h libfgit.a
+$(B)/tests/%: tests/unit/%.c tests/unit/unit.h $(LIBA)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Itests/unit -o $@ $< libfgit.a $(LDLIBS)
+	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(LIBA) $(LDLIBS)
+
+$(B)/tools/%: tests/tools/%.c $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(LIBA) $(LDLIBS)
 
 unit: $(UNIT_BIN)
 
-test: all $(UNIT_BIN)
+test: all $(UNIT_BIN) $(TOOL_BIN) tsan-build
 	@sh tests/run-all.sh
 
-# ThreadSanitizer build of the concurrency unit tests.
-tsan:
-	$(MAKE) -s clean-objs
-	$(MAKE) CFLAGS="-O1 -g -fsanitize=thread" unit
-	@sh tests/run-unit.sh tsan
-	$(MAKE) -s clean-objs
+# ThreadSanitizer build of the concurrency unit tests (*_mt.c), kept apart
+# in build/tsan so it never mixes with the normal objects.
+tsan-build:
+	@$(MAKE) -s B=build/tsan LIBA=build/tsan/libfgit.a CFLAGS="-O1 -g -fsanitize=thread" unit
 
-clean-objs:
-	rm -rf build/lib build/cli build/tests libfgit.a fgit
+tsan: tsan-build
+	@sh tests/run-unit.sh tsan build/tsan/tests
 
 clean:
 	rm -rf build libfgit.a fgit
@@ -63,8 +82,35 @@ install: all
 	sed -e 's|@PREFIX@|$(PREFIX)|g' tools/fgit.pc.in \
 		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/fgit.pc
 
+# Micro-benchmarks (not part of `make test`): build/bench/<name>.
+BENCH_SRC := $(sort $(wildcard bench/micro/*.c))
+BENCH_BIN := $(BENCH_SRC:bench/micro/%.c=build/bench/%)
+build/bench/%: bench/micro/%.c $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(LIBA) $(LDLIBS)
+
+bench-micro: $(BENCH_BIN)
+
 demo: all
 	@sh bench/demo.sh
 
-.PHONY: all unit test tsan clean clean-objs install demo
+# fgit against git on the bench corpora (bench/README.md); corpora are built
+# on first use and cached in /var/tmp/fgit-bench.  `make bench CASES=cat-file`
+bench: all
+	@bench/run $(CASES)
+
+.PHONY: all unit test tsan tsan-build clean install demo bench bench-micro
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
+
+# SHA-1 throughput benchmark (bench/RESULTS-hash.md): `make bench-hash`,
+# BENCH_MIB / BENCH_RUNS to change the buffer size and repetitions.
+BENCH_MIB  ?= 1024
+BENCH_RUNS ?= 5
+build/bench/sha1bench: bench/hash/sha1bench.c $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(LIBA) $(LDLIBS)
+
+bench-hash: build/bench/sha1bench
+	./build/bench/sha1bench $(BENCH_MIB) $(BENCH_RUNS)
+
+.PHONY: bench-hash

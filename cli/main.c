@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
-#include "commands.h"
+#include "commands.h"	/* generated from cli/cmd_*.c by the Makefile */
 #include "fgit/buf.h"
 
 struct cli_globals cli_globals;
@@ -27,6 +27,14 @@ struct command {
 #define ENTRY(n, id) { n, cmd_##id },
 static const struct command commands[] = { FGIT_COMMANDS(ENTRY) };
 #undef ENTRY
+
+/* Other names git accepts for a command. */
+static const struct {
+	const char *alias, *name;
+} command_aliases[] = {
+	{ "init-db", "init" },
+	{ "fsck-objects", "fsck" },
+};
 
 /* Every command git 2.39 has (git --list-cmds=main): known but not built yet. */
 static const char *const git_commands[] = {
@@ -193,6 +201,9 @@ int main(int argc, const char **argv)
 		return 1;
 	}
 	name = argv[i];
+	for (k = 0; k < sizeof(command_aliases) / sizeof(command_aliases[0]); k++)
+		if (!strcmp(name, command_aliases[k].alias))
+			name = command_aliases[k].name;
 	for (k = 0; k < sizeof(commands) / sizeof(commands[0]); k++) {
 		if (!strcmp(commands[k].name, name)) {
 			rc = commands[k].fn(argc - i, argv + i);

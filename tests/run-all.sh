@@ -6,6 +6,8 @@ out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 echo "== unit tests"
 sh tests/run-unit.sh | tee -a "$out" | grep -v '^PASS'
+echo "== ThreadSanitizer (concurrency tests)"
+sh tests/run-unit.sh tsan build/tsan/tests 2>&1 | sed -e 's/^PASS /PASS tsan /' -e 's/^FAIL /FAIL tsan /' | tee -a "$out" | grep -v '^PASS'
 echo "== compat tests"
 FGIT_TEST_ONLY="${FGIT_TEST_ONLY:-}" sh tests/compat/run.sh | tee -a "$out" | grep -v '^PASS'
 pass=$(grep -c '^PASS' "$out")

@@ -23,6 +23,7 @@ enum fgit_error_code {
 	FGIT_EINVALID = -20,	/* corrupt or malformed input */
 	FGIT_ECOLLISION = -21,	/* SHA-1 collision attack detected */
 	FGIT_ENOMEM = -22,	/* out of memory */
+	FGIT_ENOTSUPP = -23,	/* valid input that fgit does not handle yet */
 };
 
 /*

@@ -43,6 +43,14 @@ int fgit_odb_refresh(struct fgit_odb *odb);
 int fgit_odb_read(void **out, size_t *size_out, enum fgit_object_type *type_out,
 		  struct fgit_odb *odb, const struct fgit_oid *oid);
 
+/*
+ * Like fgit_odb_read, but an object bigger than cap bytes is not read:
+ * returns 1 with *size_out and *type_out set and *out untouched (stream it
+ * instead).  Saves a separate fgit_odb_read_info before each read.
+ */
+int fgit_odb_read_capped(void **out, size_t *size_out, enum fgit_object_type *type_out,
+			 struct fgit_odb *odb, const struct fgit_oid *oid, uint64_t cap);
+
 enum fgit_object_where {
 	FGIT_WHERE_LOOSE = 1,
 	FGIT_WHERE_PACKED = 2,
@@ -109,10 +117,10 @@ int fgit_odb_foreach(struct fgit_odb *odb, unsigned int flags,
 
 /* Counts for count-objects -v. */
 struct fgit_odb_counts {
-	uint64_t loose_count, loose_size_kib;	/* size in KiB of disk blocks, as git */
-	uint64_t packed_count, pack_count, pack_size_kib;
-	uint64_t prune_packable;
-	uint64_t garbage_count, garbage_size_kib;
+	uint64_t loose_count, loose_size;	/* bytes of disk blocks, as git */
+	uint64_t packed_count, pack_count, pack_size;	/* .pack + .idx bytes */
+	uint64_t prune_packable;		/* loose objects also in a pack */
+	uint64_t garbage_count, garbage_size;
 };
 /* garbage_cb, if not NULL, is called with the path of each garbage file,
  * in the order git reports them. */

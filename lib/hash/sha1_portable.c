@@ -3,6 +3,15 @@
  * SHA extensions.  Straight-line rounds; the compiler keeps the state in
  * registers.
  */
+/*
+ * GCC's vectoriser turns the message expansion W[i] = rol(W[i-3] ^ ...)
+ * into 8-byte loads that overlap the previous 8-byte store: every one
+ * misses store forwarding (measured: 760 cycles per block for expansion
+ * alone on the development Xeon, ~100 without).
+ */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("no-tree-vectorize")
+#endif
 #include <stdint.h>
 #include <stddef.h>
 #include "hash/sha1.h"

@@ -9,7 +9,7 @@
 #include "odb/odb_internal.h"
 
 #define SHARDS 16
-#define BUCKETS 256
+#define BUCKETS 4096
 
 struct shard {
 	pthread_mutex_t lock;

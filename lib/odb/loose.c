@@ -181,7 +181,7 @@ int odb_loose_exists(struct fgit_odb *odb, const struct fgit_oid *oid)
 }
 
 int odb_loose_read(void **out, size_t *size_out, enum fgit_object_type *type_out,
-		   struct fgit_odb *odb, const struct fgit_oid *oid)
+		   struct fgit_odb *odb, const struct fgit_oid *oid, uint64_t cap)
 {
 	char path[4096], hex[FGIT_MAX_HEXSZ + 1];
 	struct loose_file lf;
@@ -198,7 +198,14 @@ int odb_loose_read(void **out, size_t *size_out, enum fgit_object_type *type_out
 	hdrlen = inflate_header(lf.data, lf.len, &type, &size);
 	if (hdrlen < 0 || type == FGIT_OBJ_BAD) {
 		r = fgit_error_set(FGIT_EINVALID,
-				   "loose object %s (stored in %s) is corrupt", hex, path);
+				   "loose object %s (stored in %s) is corrupt"
+				   " (unable to unpack header of %s)", hex, path, path);
+		goto out;
+	}
+	if (size > cap) {
+		*size_out = (size_t)size;
+		*type_out = type;
+		r = 1;
 		goto out;
 	}
 	if (size > SIZE_MAX - (size_t)hdrlen - 1) {
@@ -218,7 +225,8 @@ int odb_loose_read(void **out, size_t *size_out, enum fgit_object_type *type_out
 						  (size_t)size + (size_t)hdrlen,
 						  &in_used, NULL) != LIBDEFLATE_SUCCESS) {
 			r = fgit_error_set(FGIT_EINVALID,
-					   "loose object %s (stored in %s) is corrupt", hex, path);
+					   "loose object %s (stored in %s) is corrupt"
+					   " (inflate: data stream error)", hex, path);
 			goto out;
 		}
 	}

@@ -289,7 +289,7 @@ int odb_find_packed(struct pack **pack, uint32_t *pos, struct fgit_odb *odb,
  * Read from this database without its alternates; ENOTFOUND if absent.
  */
 static int read_local(void **out, size_t *size, enum fgit_object_type *type,
-		      struct fgit_odb *odb, const struct fgit_oid *oid)
+		      struct fgit_odb *odb, const struct fgit_oid *oid, uint64_t cap)
 {
 	struct pack *p;
 	uint32_t pos;
@@ -299,7 +299,7 @@ static int read_local(void **out, size_t *size, enum fgit_object_type *type,
 	if (odb_find_packed(&p, &pos, odb, oid)) {
 		if ((r = pack_offset_at(&off, p, pos)) < 0)
 			return r;
-		r = pack_read(out, size, type, odb, p, off);
+		r = pack_read(out, size, type, odb, p, off, cap);
 		if (r < 0 && r != FGIT_ENOMEM) {
 			char hex[FGIT_MAX_HEXSZ + 1];
 			struct fgit_buf msg = FGIT_BUF_INIT;
@@ -311,21 +311,27 @@ static int read_local(void **out, size_t *size, enum fgit_object_type *type,
 		}
 		return r;
 	}
-	return odb_loose_read(out, size, type, odb, oid);
+	return odb_loose_read(out, size, type, odb, oid, cap);
 }
 
 int fgit_odb_read(void **out, size_t *size_out, enum fgit_object_type *type_out,
 		  struct fgit_odb *odb, const struct fgit_oid *oid)
 {
+	return fgit_odb_read_capped(out, size_out, type_out, odb, oid, UINT64_MAX);
+}
+
+int fgit_odb_read_capped(void **out, size_t *size_out, enum fgit_object_type *type_out,
+			 struct fgit_odb *odb, const struct fgit_oid *oid, uint64_t cap)
+{
 	size_t i;
 	int r, pass;
 
 	for (pass = 0; pass < 2; pass++) {
-		r = read_local(out, size_out, type_out, odb, oid);
+		r = read_local(out, size_out, type_out, odb, oid, cap);
 		if (r != FGIT_ENOTFOUND)
 			return r;
 		for (i = 0; i < odb->nalts; i++) {
-			r = fgit_odb_read(out, size_out, type_out, odb->alts[i], oid);
+			r = fgit_odb_read_capped(out, size_out, type_out, odb->alts[i], oid, cap);
 			if (r != FGIT_ENOTFOUND)
 				return r;
 		}
@@ -721,18 +727,29 @@ static uint64_t disk_bytes(const struct stat *st)
 	return (uint64_t)st->st_blocks * 512;
 }
 
+static int find_packed_any(struct fgit_odb *odb, const struct fgit_oid *oid)
+{
+	struct pack *p;
+	uint32_t pos;
+	size_t i;
+	if (odb_find_packed(&p, &pos, odb, oid))
+		return 1;
+	for (i = 0; i < odb->nalts; i++)
+		if (find_packed_any(odb->alts[i], oid))
+			return 1;
+	return 0;
+}
+
 static int count_loose_cb(const struct fgit_oid *oid, const char *path, void *payload)
 {
 	struct count_ctx *c = payload;
 	struct stat st;
-	struct pack *p;
-	uint32_t pos;
 
 	if (lstat(path, &st) < 0)
 		return 0;
 	c->counts->loose_count++;
-	c->counts->loose_size_kib += disk_bytes(&st);
-	if (odb_find_packed(&p, &pos, c->odb, oid))
+	c->counts->loose_size += disk_bytes(&st);
+	if (find_packed_any(c->odb, oid))
 		c->counts->prune_packable++;
 	return 0;
 }
@@ -742,7 +759,7 @@ static void count_garbage(struct count_ctx *c, const char *path, const char *why
 	struct stat st;
 	c->counts->garbage_count++;
 	if (lstat(path, &st) == 0)
-		c->counts->garbage_size_kib += disk_bytes(&st);
+		c->counts->garbage_size += (uint64_t)st.st_size;	/* as git: not blocks */
 	if (c->garbage_cb)
 		c->garbage_cb(path, why, c->payload);
 }
@@ -764,7 +781,7 @@ static int name_cmp(const void *a, const void *b)
 }
 
 /* Garbage in objects/pack: files git does not know, or a half of a pair. */
-static void count_pack_garbage(struct count_ctx *c)
+static void count_pack_garbage(struct count_ctx *c, struct fgit_odb *odb)
 {
 	struct fgit_buf dirpath = FGIT_BUF_INIT, path = FGIT_BUF_INIT;
 	struct dirent *de;
@@ -772,7 +789,7 @@ static void count_pack_garbage(struct count_ctx *c)
 	size_t n = 0, alloc = 0, i;
 	DIR *dir;
 
-	fgit_buf_addf(&dirpath, "%s/pack", c->odb->path);
+	fgit_buf_addf(&dirpath, "%s/pack", odb->path);
 	dir = opendir(dirpath.ptr);
 	if (!dir)
 		goto out;
@@ -838,16 +855,16 @@ int fgit_odb_count(struct fgit_odb_counts *out, struct fgit_odb *odb,
 		struct pack *p = odb->packs[i];
 		counts.pack_count++;
 		counts.packed_count += p->nr;
-		counts.pack_size_kib += p->idx_size;
+		counts.pack_size += p->idx_size;
 		if (stat(p->pack_path, &st) == 0)
-			counts.pack_size_kib += (uint64_t)st.st_size;
+			counts.pack_size += (uint64_t)st.st_size;
 	}
 	pthread_rwlock_unlock(&odb->packs_lock);
-	count_pack_garbage(&c);
+	/* git's order: loose garbage, then each pack directory's */
 	r = walk_loose(odb, -1, count_loose_cb, loose_garbage_cb, &c);
-	counts.loose_size_kib /= 1024;
-	counts.pack_size_kib /= 1024;
-	counts.garbage_size_kib /= 1024;
+	count_pack_garbage(&c, odb);
+	for (i = 0; i < odb->nalts; i++)
+		count_pack_garbage(&c, odb->alts[i]);
 	*out = counts;
 	return r;
 }

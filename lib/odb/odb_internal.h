@@ -42,6 +42,9 @@ struct pack {
 	uint64_t pack_file_size;
 	/* offsets sorted: idx positions in pack order, built on demand */
 	uint32_t *_Atomic rev;
+	/* resolved type by entry offset: open addressing, (off << 3) | type */
+	_Atomic uint64_t *_Atomic type_memo;
+	size_t type_memo_mask;
 	uint64_t mtime;
 };
 
@@ -68,8 +71,9 @@ z_stream *odb_zstream(void);		/* inflateInit'd, reset, per thread */
 /* ---- loose objects (loose.c) ---- */
 void odb_loose_path(char *out, size_t outsz, const struct fgit_odb *odb,
 		    const struct fgit_oid *oid);
+/* cap: objects bigger than this are not read; returns 1, *size and *type set */
 int odb_loose_read(void **out, size_t *size, enum fgit_object_type *type,
-		   struct fgit_odb *odb, const struct fgit_oid *oid);
+		   struct fgit_odb *odb, const struct fgit_oid *oid, uint64_t cap);
 int odb_loose_info(struct fgit_object_info *out, struct fgit_odb *odb,
 		   const struct fgit_oid *oid, unsigned int flags);
 int odb_loose_exists(struct fgit_odb *odb, const struct fgit_oid *oid);
@@ -92,7 +96,7 @@ int pack_ensure_open(struct pack *p);
 int pack_ensure_rev(struct pack *p);
 /* Read and resolve the object at offset. */
 int pack_read(void **out, size_t *size, enum fgit_object_type *type,
-	      struct fgit_odb *odb, struct pack *p, uint64_t off);
+	      struct fgit_odb *odb, struct pack *p, uint64_t off, uint64_t cap);
 int pack_info(struct fgit_object_info *out, struct fgit_odb *odb,
 	      struct pack *p, uint32_t pos, uint64_t off, unsigned int flags);
 /* Entry header at off: type (possibly a delta type), size, zlib data. */

@@ -106,7 +106,8 @@ int pack_open_idx(struct pack **out, const char *idx_path, int algo)
 	} else {
 		min = 8 + 1024 + (uint64_t)n * (rawsz + 8) + 2 * rawsz;
 		max = min + (n ? (uint64_t)(n - 1) * 8 : 0);
-		if ((uint64_t)len < min || (uint64_t)len > max || ((uint64_t)len - min) % 8) {
+		/* as git, trailing bytes that fit the 64-bit table are tolerated */
+		if ((uint64_t)len < min || (uint64_t)len > max) {
 			r = fgit_error_set(FGIT_EINVALID, "wrong index v2 file size in %s", idx_path);
 			goto fail;
 		}
@@ -146,6 +147,7 @@ void pack_free(struct pack *p)
 		munmap((void *)p->data, p->pack_file_size);
 	munmap((void *)p->idx_map, p->idx_size);
 	free(p->rev);
+	free((void *)p->type_memo);
 	pthread_mutex_destroy(&p->lock);
 	free(p->idx_path);
 	free(p->pack_path);
@@ -440,7 +442,7 @@ struct chain_ent {
 static _Thread_local int read_depth;
 
 int pack_read(void **out, size_t *size_out, enum fgit_object_type *type_out,
-	      struct fgit_odb *odb, struct pack *p, uint64_t off)
+	      struct fgit_odb *odb, struct pack *p, uint64_t off, uint64_t cap)
 {
 	struct chain_ent small[32], *chain = small, *tmp;
 	size_t n = 0, alloc = 32;
@@ -465,6 +467,12 @@ int pack_read(void **out, size_t *size_out, enum fgit_object_type *type_out,
 		if ((r = parse_entry(&e, p, off)) < 0)
 			goto out;
 		if (e.type != FGIT_OBJ_OFS_DELTA && e.type != FGIT_OBJ_REF_DELTA) {
+			if (!n && e.size > cap) {
+				*size_out = (size_t)e.size;
+				*type_out = e.type;
+				r = 1;
+				goto out;
+			}
 			if ((r = inflate_entry(&cur, p, off, &e)) < 0)
 				goto out;
 			cur_size = (size_t)e.size;
@@ -541,17 +549,27 @@ int pack_read(void **out, size_t *size_out, enum fgit_object_type *type_out,
 			r = bad_entry(c->p, c->off, "delta base size mismatch");
 			goto out;
 		}
-		if (dst >= SIZE_MAX ||
-		    !(res = malloc((size_t)dst + 1))) {
+		if (!n && dst > cap) {
 			free(delta);
-			r = bad_entry(c->p, c->off, "delta result too large");
+			*size_out = (size_t)dst;
+			*type_out = cur_type;
+			r = 1;
+			goto out;
+		}
+		if (dst >= SIZE_MAX || !(res = malloc((size_t)dst + 1))) {
+			free(delta);
+			r = fgit_error_set(FGIT_ENOMEM, "Out of memory, malloc failed"
+					   " (tried to allocate %llu bytes)",
+					   (unsigned long long)dst + 1);
 			goto out;
 		}
 		r = fgit_delta_apply(res, (size_t)dst, base, cur_size, delta, (size_t)c->e.size);
 		free(delta);
 		if (r < 0) {
+			char why[256];
+			snprintf(why, sizeof(why), "failed to apply delta (%s)", fgit_error_last());
 			free(res);
-			r = bad_entry(c->p, c->off, fgit_error_last());
+			r = bad_entry(c->p, c->off, why);
 			goto out;
 		}
 		res[dst] = 0;
@@ -618,6 +636,77 @@ static int delta_target_size(uint64_t *out, struct pack *p, uint64_t off,
 	return 0;
 }
 
+/*
+ * The type of a deltified entry is its chain's base type, which takes a walk
+ * down the chain (ten hops on average in a git-packed history).  Each walk
+ * records the answer for every entry it passed, so most later walks stop
+ * after one hop.  Entries are written and read with relaxed atomics: a
+ * racing writer stores the same value.
+ */
+static _Atomic uint64_t *type_memo(struct pack *p)
+{
+	_Atomic uint64_t *m = atomic_load_explicit(&p->type_memo, memory_order_acquire);
+	size_t cap = 64;
+
+	if (m)
+		return m;
+	while (cap < 2 * (size_t)p->nr)
+		cap *= 2;
+	m = calloc(cap, sizeof(*m));
+	if (!m)
+		return NULL;
+	pthread_mutex_lock(&p->lock);
+	if (!p->type_memo) {
+		p->type_memo_mask = cap - 1;
+		atomic_store_explicit(&p->type_memo, m, memory_order_release);
+		m = NULL;
+	}
+	pthread_mutex_unlock(&p->lock);
+	free((void *)m);
+	return atomic_load_explicit(&p->type_memo, memory_order_acquire);
+}
+
+static inline size_t memo_slot(uint64_t off, size_t mask)
+{
+	return (size_t)((off * 0x9e3779b97f4a7c15ull) >> 20) & mask;
+}
+
+static enum fgit_object_type memo_get(struct pack *p, uint64_t off)
+{
+	_Atomic uint64_t *m = atomic_load_explicit(&p->type_memo, memory_order_acquire);
+	size_t i, n;
+	if (!m)
+		return FGIT_OBJ_NONE;
+	for (i = memo_slot(off, p->type_memo_mask), n = 0; n <= p->type_memo_mask;
+	     i = (i + 1) & p->type_memo_mask, n++) {
+		uint64_t v = atomic_load_explicit(&m[i], memory_order_relaxed);
+		if (!v)
+			return FGIT_OBJ_NONE;
+		if (v >> 3 == off)
+			return (enum fgit_object_type)(v & 7);
+	}
+	return FGIT_OBJ_NONE;
+}
+
+static void memo_put(struct pack *p, uint64_t off, enum fgit_object_type t)
+{
+	_Atomic uint64_t *m = type_memo(p);
+	uint64_t want = off << 3 | (uint64_t)t;
+	size_t i, n;
+	if (!m || off >> 60)
+		return;
+	for (i = memo_slot(off, p->type_memo_mask), n = 0; n <= p->type_memo_mask;
+	     i = (i + 1) & p->type_memo_mask, n++) {
+		uint64_t v = 0;
+		if (atomic_compare_exchange_strong_explicit(&m[i], &v, want,
+							    memory_order_relaxed,
+							    memory_order_relaxed))
+			return;
+		if (v >> 3 == off)
+			return;
+	}
+}
+
 int pack_info(struct fgit_object_info *out, struct fgit_odb *odb,
 	      struct pack *p, uint32_t pos, uint64_t off, unsigned int flags)
 {
@@ -626,6 +715,8 @@ int pack_info(struct fgit_object_info *out, struct fgit_odb *odb,
 	struct pack *q = p;
 	uint64_t qoff = off;
 	int r, depth;
+	struct { struct pack *p; uint64_t off; } visit[64];
+	size_t nvisit = 0;
 
 	memset(&info, 0, sizeof(info));
 	info.where = FGIT_WHERE_PACKED;
@@ -667,10 +758,24 @@ int pack_info(struct fgit_object_info *out, struct fgit_odb *odb,
 		info.disk_size = next - off;
 	}
 	/* The type of a delta is its base's. */
+	if ((flags & FGIT_INFO_TYPE) &&
+	    (e.type == FGIT_OBJ_OFS_DELTA || e.type == FGIT_OBJ_REF_DELTA)) {
+		enum fgit_object_type t = memo_get(p, off);
+		if (t) {
+			info.type = t;
+			*out = info;
+			return 0;
+		}
+	}
 	for (depth = 0; e.type == FGIT_OBJ_OFS_DELTA || e.type == FGIT_OBJ_REF_DELTA;
 	     depth++) {
+		enum fgit_object_type t;
 		if (!(flags & FGIT_INFO_TYPE))
 			break;
+		if (nvisit < sizeof(visit) / sizeof(visit[0])) {
+			visit[nvisit].p = q;
+			visit[nvisit++].off = qoff;
+		}
 		if (depth >= ODB_MAX_DELTA_DEPTH)
 			return bad_entry(q, qoff, "delta chain too deep");
 		if (e.type == FGIT_OBJ_OFS_DELTA) {
@@ -689,8 +794,17 @@ int pack_info(struct fgit_object_info *out, struct fgit_odb *odb,
 				break;
 			}
 		}
+		if ((t = memo_get(q, qoff))) {
+			e.type = t;
+			break;
+		}
 		if ((r = pack_ensure_open(q)) < 0 || (r = parse_entry(&e, q, qoff)) < 0)
 			return r;
+	}
+	if (e.type >= FGIT_OBJ_COMMIT && e.type <= FGIT_OBJ_TAG) {
+		size_t k;
+		for (k = 0; k < nvisit; k++)
+			memo_put(visit[k].p, visit[k].off, e.type);
 	}
 	info.type = e.type;
 	*out = info;

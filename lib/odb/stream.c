@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -23,6 +24,7 @@ struct fgit_odb_stream {
 	uint64_t left;			/* body bytes still to produce */
 	unsigned char pend[64];		/* body bytes inflated with the header */
 	size_t pend_len, pend_pos;
+	char what[4200];		/* "packed object X (stored in P)" */
 	unsigned char in[65536];
 };
 
@@ -78,16 +80,18 @@ static int open_loose(struct fgit_odb_stream *s, enum fgit_object_type *type,
 		zr = inflate(&s->zs, Z_SYNC_FLUSH);
 	} while ((zr == Z_OK) && s->zs.avail_out &&
 		 !memchr(hdr, 0, sizeof(hdr) - s->zs.avail_out));
+	fgit_oid_to_hex(hex, oid);
 	n = odb_parse_loose_header(hdr, sizeof(hdr) - s->zs.avail_out, type, size);
 	if (n < 0 || *type == FGIT_OBJ_BAD)
-		return fgit_error_set(FGIT_EINVALID, "loose object %s (stored in %s) is corrupt",
-				      fgit_oid_to_hex(hex, oid), path);
+		return fgit_error_set(FGIT_EINVALID, "loose object %s (stored in %s) is corrupt"
+				      " (unable to unpack header of %s)", hex, path, path);
 	s->pend_len = sizeof(hdr) - s->zs.avail_out - (size_t)n;
 	memcpy(s->pend, hdr + n, s->pend_len);
 	if (s->pend_len > *size)
-		return fgit_error_set(FGIT_EINVALID, "loose object %s (stored in %s) is corrupt",
-				      fgit_oid_to_hex(hex, oid), path);
+		return fgit_error_set(FGIT_EINVALID, "loose object %s (stored in %s) is corrupt"
+				      " (object is longer than its header says)", hex, path);
 	s->left = *size - s->pend_len;
+	snprintf(s->what, sizeof(s->what), "loose object %s (stored in %s)", hex, path);
 	return 0;
 }
 
@@ -119,6 +123,11 @@ int fgit_odb_stream_open(struct fgit_odb_stream **out, enum fgit_object_type *ty
 			}
 			s->z_ready = 1;
 			s->kind = ST_PACK;
+			{
+				char hex[FGIT_MAX_HEXSZ + 1];
+				snprintf(s->what, sizeof(s->what), "packed object %s (stored in %s)",
+					 fgit_oid_to_hex(hex, oid), p->pack_path);
+			}
 			s->zs.next_in = (unsigned char *)z;
 			s->zs.avail_in = zavail > UINT32_MAX ? UINT32_MAX : (uInt)zavail;
 			s->left = size;
@@ -193,12 +202,12 @@ long fgit_odb_stream_read(struct fgit_odb_stream *s, void *buf, size_t len)
 		if (zr == Z_STREAM_END)
 			break;
 		if (zr != Z_OK)
-			return fgit_error_set(FGIT_EINVALID, "inflate: data stream error (%s)",
-					      s->zs.msg ? s->zs.msg : "corrupt object");
+			return fgit_error_set(FGIT_EINVALID, "%s is corrupt (inflate: data stream error"
+					      " (%s))", s->what, s->zs.msg ? s->zs.msg : "corrupt object");
 	}
 	done = len - s->zs.avail_out;
 	s->left -= done;
 	if (!done && s->left)
-		return fgit_error_set(FGIT_EINVALID, "object is truncated");
+		return fgit_error_set(FGIT_EINVALID, "%s is corrupt (object is truncated)", s->what);
 	return (long)done;
 }

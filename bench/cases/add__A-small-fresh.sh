@@ -1,0 +1,9 @@
+# Issue 4 (stub until fgit has add): the whole 100,000-file tree into an empty
+# index and a fresh object database on tmpfs each run.  git: 12.5 s.
+title='add -A, 100,000 files, empty index, fresh objects'
+corpus=small
+dir='$CORPUS/tree'
+prepare='rm -rf "$BENCH_SHM/add.git" && @GIT@ init -q --bare "$BENCH_SHM/add.git"'
+cmd='@GIT@ --git-dir="$BENCH_SHM/add.git" --work-tree=. add -A'
+runs=3
+warmup=0

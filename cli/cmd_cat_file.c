@@ -1,0 +1,753 @@
+/*
+ * git cat-file: an object's type, size, existence or content, one at a
+ * time or in batches.
+ *
+ * Batch output goes through one big stdout buffer; it is flushed per input
+ * line only when reading requests interactively (no --buffer), as git does
+ * so that a reader on the other end of a pipe is never left waiting.
+ * --batch-all-objects reads ids straight from the .idx files and loose
+ * directories, sorted and deduplicated unless --unordered asks for pack order.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "odb_setup.h"
+#include "fgit/buf.h"
+#include "fgit/object.h"
+#include "fgit/odb.h"
+#include "fgit/ordered.h"
+
+static const char *const cat_file_usage[] = {
+	"git cat-file <type> <object>",
+	"git cat-file (-e | -p) <object>",
+	"git cat-file (-t | -s) [--allow-unknown-type] <object>",
+	"git cat-file (--batch | --batch-check | --batch-command) [--batch-all-objects]\n"
+	"                    [--buffer] [--follow-symlinks] [--unordered]\n"
+	"                    [--textconv | --filters] [-z]",
+	"git cat-file (--textconv | --filters)\n"
+	"                    [<rev>:<path|tree-ish> | --path=<path|tree-ish> <rev>]",
+	NULL
+};
+
+static const struct cli_option *usage_opts;
+
+/* Blobs bigger than this are streamed rather than held whole. */
+#define STREAM_THRESHOLD (32u << 20)
+
+static _Noreturn void usage_msg(const char *msg)
+{
+	fflush(stdout);
+	fprintf(stderr, "fatal: %s\n\n", msg);
+	cli_usage_with_options(cat_file_usage, usage_opts, 0);
+}
+
+/* ---- output helpers ---- */
+
+static void out_write(const void *p, size_t n)
+{
+	if (n && fwrite(p, 1, n, stdout) != n)
+		cli_flush_stdout();
+}
+
+/* Name quoted as git's quote_c_style does with core.quotePath on. */
+static void write_quoted(const char *s, size_t n)
+{
+	static const char esc[] = "\a\b\t\n\v\f\r";
+	static const char letter[] = "abtnvfr";
+	size_t i;
+	int need = 0;
+
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c < 0x20 || c == '"' || c == '\\' || c >= 0x7f)
+			need = 1;
+	}
+	if (!need) {
+		out_write(s, n);
+		return;
+	}
+	putchar('"');
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		const char *e = c ? strchr(esc, c) : NULL;
+		if (e)
+			printf("\\%c", letter[e - esc]);
+		else if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			printf("\\%03o", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+static int pretty_tree(const void *buf, size_t len)
+{
+	struct fgit_tree_iter it;
+	struct fgit_tree_entry e;
+	char hex[FGIT_MAX_HEXSZ + 1];
+	int r;
+
+	fgit_tree_iter_init(&it, buf, len, FGIT_HASH_SHA1);
+	while ((r = fgit_tree_iter_next(&e, &it)) > 0) {
+		unsigned mode = fgit_mode_canon(e.mode);
+		const char *type = fgit_mode_is_tree(mode) ? "tree"
+			: mode == FGIT_MODE_GITLINK ? "commit" : "blob";
+		printf("%06o %s %s\t", mode, type, fgit_oid_to_hex(hex, &e.oid));
+		write_quoted(e.name, e.name_len);
+		putchar('\n');
+	}
+	return r;
+}
+
+/* Stream a (possibly huge) object's content to stdout. */
+static int stream_object(struct fgit_odb *odb, const struct fgit_oid *oid)
+{
+	struct fgit_odb_stream *s;
+	enum fgit_object_type type;
+	uint64_t size;
+	char buf[65536];
+	long n;
+	int r;
+
+	if ((r = fgit_odb_stream_open(&s, &type, &size, odb, oid)) < 0)
+		return r;
+	while ((n = fgit_odb_stream_read(s, buf, sizeof(buf))) > 0)
+		out_write(buf, (size_t)n);
+	fgit_odb_stream_free(s);
+	return n < 0 ? (int)n : 0;
+}
+
+/*
+ * A read failed: say it as git does.  Corruption messages from the library
+ * read "<what> is corrupt (<detail>)": git prints the detail as an error
+ * first, then dies with the first part.
+ */
+static _Noreturn void die_read(void)
+{
+	char msg[1024];
+	char *cut;
+	snprintf(msg, sizeof(msg), "%s", fgit_error_last());
+	cut = strstr(msg, " is corrupt (");
+	if (cut && msg[strlen(msg) - 1] == ')') {
+		msg[strlen(msg) - 1] = 0;
+		error("%s", cut + 13);
+		strcpy(cut, " is corrupt");
+	}
+	die("%s", msg);
+}
+
+/* ---- single-object modes ---- */
+
+static void resolve_or_die(struct fgit_oid *oid, struct fgit_odb *odb, const char *name)
+{
+	if (cli_resolve(oid, odb, name) < 0)
+		die("Not a valid object name %s", name);
+}
+
+static int cat_one(int opt, const char *type_name, const char *name)
+{
+	struct fgit_odb *odb = cli_odb();
+	struct fgit_object_info info;
+	struct fgit_oid oid;
+	enum fgit_object_type want = FGIT_OBJ_NONE, type;
+	void *buf;
+	size_t size;
+	int r, depth;
+
+	if (opt == 0) {
+		want = fgit_object_type_from_name(type_name, strlen(type_name));
+		if (want == FGIT_OBJ_BAD)
+			die("invalid object type \"%s\"", type_name);
+	}
+	if (opt == 'e') {
+		if (cli_resolve(&oid, odb, name) < 0)
+			die("Not a valid object name %s", name);
+		return fgit_odb_exists(odb, &oid) ? 0 : 1;
+	}
+	resolve_or_die(&oid, odb, name);
+	switch (opt) {
+	case 't':
+	case 's':
+		if (fgit_odb_read_info(&info, odb, &oid, FGIT_INFO_TYPE | FGIT_INFO_SIZE) < 0) {
+			if (fgit_error_last_code() != FGIT_ENOTFOUND)
+				error_last();
+			die("git cat-file: could not get object info");
+		}
+		if (opt == 't')
+			printf("%s\n", fgit_object_type_name(info.type));
+		else
+			printf("%llu\n", (unsigned long long)info.size);
+		return 0;
+	case 'p':
+		r = fgit_odb_read_info(&info, odb, &oid, FGIT_INFO_TYPE | FGIT_INFO_SIZE);
+		if (r < 0) {
+			if (r != FGIT_ENOTFOUND)
+				error_last();
+			die("Not a valid object name %s", name);
+		}
+		if (info.type == FGIT_OBJ_BLOB && info.size > STREAM_THRESHOLD) {
+			if (stream_object(odb, &oid) < 0)
+				die_read();
+			return 0;
+		}
+		if (fgit_odb_read(&buf, &size, &type, odb, &oid) < 0)
+			die_read();
+		if (type == FGIT_OBJ_TREE) {
+			if (pretty_tree(buf, size) < 0)
+				die("%s", fgit_error_last());
+		} else {
+			out_write(buf, size);
+		}
+		free(buf);
+		return 0;
+	}
+	/* <type> <object>: peel tags (and commits to trees) to the type asked */
+	for (depth = 0; depth < 64; depth++) {
+		r = fgit_odb_read(&buf, &size, &type, odb, &oid);
+		if (r == FGIT_ENOTFOUND)
+			die("git cat-file %s: bad file", name);
+		if (r < 0)
+			die_read();
+		if (type == want) {
+			out_write(buf, size);
+			free(buf);
+			return 0;
+		}
+		if (type == FGIT_OBJ_TAG) {
+			struct fgit_tag t;
+			if (fgit_tag_parse(&t, buf, size, FGIT_HASH_SHA1) < 0)
+				break;
+			oid = t.object;
+		} else if (type == FGIT_OBJ_COMMIT && want == FGIT_OBJ_TREE) {
+			struct fgit_commit c;
+			if (fgit_commit_parse(&c, buf, size, FGIT_HASH_SHA1) < 0)
+				break;
+			oid = c.tree;
+		} else {
+			break;
+		}
+		free(buf);
+	}
+	die("git cat-file %s: bad file", name);
+}
+
+/* ---- batch ---- */
+
+enum atom {
+	A_LITERAL, A_NAME, A_TYPE, A_SIZE, A_DISK, A_DELTABASE, A_REST,
+};
+
+struct seg {
+	enum atom atom;
+	const char *lit;
+	size_t len;
+};
+
+struct batch {
+	int mode;			/* 'c' check, 'b' batch, 'C' command */
+	const char *format;
+	struct seg *segs;
+	size_t nsegs;
+	unsigned int info_flags;
+	int has_rest;
+	int all, unordered, buffer, nul;
+	struct fgit_odb *odb;
+};
+
+static void compile_format(struct batch *b)
+{
+	const char *f = b->format ? b->format : "%(objectname) %(objecttype) %(objectsize)";
+	size_t alloc = 8;
+
+	b->segs = malloc(alloc * sizeof(*b->segs));
+	while (*f) {
+		struct seg s;
+		const char *pct = strstr(f, "%(");
+		if (pct != f) {
+			s.atom = A_LITERAL;
+			s.lit = f;
+			s.len = pct ? (size_t)(pct - f) : strlen(f);
+			f += s.len;
+		} else {
+			const char *close = strchr(f, ')');
+			size_t n;
+			if (!close) {	/* no closing paren: literal text */
+				s.atom = A_LITERAL;
+				s.lit = f;
+				s.len = strlen(f);
+				f += s.len;
+			} else {
+				n = (size_t)(close - f - 2);
+				f += 2;
+#define IS(x) (n == strlen(x) && !memcmp(f, x, n))
+				if (IS("objectname"))
+					s.atom = A_NAME;
+				else if (IS("objecttype"))
+					s.atom = A_TYPE, b->info_flags |= FGIT_INFO_TYPE;
+				else if (IS("objectsize"))
+					s.atom = A_SIZE, b->info_flags |= FGIT_INFO_SIZE;
+				else if (IS("objectsize:disk"))
+					s.atom = A_DISK, b->info_flags |= FGIT_INFO_DISK_SIZE;
+				else if (IS("deltabase"))
+					s.atom = A_DELTABASE, b->info_flags |= FGIT_INFO_DELTA_BASE;
+				else if (IS("rest"))
+					s.atom = A_REST, b->has_rest = 1;
+				else
+					die("unknown format element: %.*s", (int)n, f);
+#undef IS
+				s.lit = NULL;
+				s.len = 0;
+				f = close + 1;
+			}
+		}
+		if (b->nsegs == alloc) {
+			alloc *= 2;
+			b->segs = realloc(b->segs, alloc * sizeof(*b->segs));
+		}
+		b->segs[b->nsegs++] = s;
+	}
+}
+
+static void print_info(struct batch *b, const struct fgit_oid *oid,
+		       const struct fgit_object_info *info, const char *rest)
+{
+	char hex[FGIT_MAX_HEXSZ + 1];
+	size_t i;
+	for (i = 0; i < b->nsegs; i++) {
+		const struct seg *s = &b->segs[i];
+		switch (s->atom) {
+		case A_LITERAL:
+			out_write(s->lit, s->len);
+			break;
+		case A_NAME:
+			out_write(fgit_oid_to_hex(hex, oid), fgit_hash_hexsz(FGIT_HASH_SHA1));
+			break;
+		case A_TYPE:
+			fputs(fgit_object_type_name(info->type), stdout);
+			break;
+		case A_SIZE:
+			printf("%llu", (unsigned long long)info->size);
+			break;
+		case A_DISK:
+			printf("%llu", (unsigned long long)info->disk_size);
+			break;
+		case A_DELTABASE:
+			fputs(fgit_oid_to_hex(hex, &info->delta_base), stdout);
+			break;
+		case A_REST:
+			if (rest)
+				fputs(rest, stdout);
+			break;
+		}
+	}
+	putchar('\n');
+}
+
+/* Info line and, for --batch/contents, the content.  name: the request. */
+static void batch_object(struct batch *b, const struct fgit_oid *oid, const char *name,
+			 const char *rest, int contents)
+{
+	struct fgit_object_info info;
+	unsigned int flags = b->info_flags;
+	int r;
+
+	if (contents && !(flags & ~(FGIT_INFO_TYPE | FGIT_INFO_SIZE))) {
+		/* one read gives type, size and content */
+		void *buf;
+		size_t size;
+		enum fgit_object_type type;
+		r = fgit_odb_read_capped(&buf, &size, &type, b->odb, oid, STREAM_THRESHOLD);
+		if (r == 0) {
+			memset(&info, 0, sizeof(info));
+			info.type = type;
+			info.size = size;
+			print_info(b, oid, &info, rest);
+			out_write(buf, size);
+			putchar('\n');
+			free(buf);
+			return;
+		}
+		if (r == FGIT_ENOTFOUND) {
+			printf("%s missing\n", name);
+			return;
+		}
+		/* too big, or corrupt: the careful path below says it as git */
+	}
+	if (contents)
+		flags |= FGIT_INFO_TYPE | FGIT_INFO_SIZE;
+	r = fgit_odb_read_info(&info, b->odb, oid, flags);
+	if (r < 0) {
+		if (r != FGIT_ENOTFOUND)
+			error_last();
+		printf("%s missing\n", name);
+		return;
+	}
+	print_info(b, oid, &info, rest);
+	if (!contents)
+		return;
+	if (info.type == FGIT_OBJ_BLOB && info.size > STREAM_THRESHOLD) {
+		if (stream_object(b->odb, oid) < 0)
+			die_read();
+	} else {
+		void *buf;
+		size_t size;
+		enum fgit_object_type type;
+		if (fgit_odb_read(&buf, &size, &type, b->odb, oid) < 0)
+			die_read();
+		if (type != info.type || size != info.size) {
+			char hex[FGIT_MAX_HEXSZ + 1];
+			die("object %s changed type!?", fgit_oid_to_hex(hex, oid));
+		}
+		out_write(buf, size);
+		free(buf);
+	}
+	putchar('\n');
+}
+
+static void batch_name(struct batch *b, char *line, int contents)
+{
+	struct fgit_oid oid;
+	char *rest = NULL;
+	int r;
+
+	if (b->has_rest) {
+		char *p = line + strcspn(line, " \t\n\v\f\r");
+		if (*p) {
+			*p++ = 0;
+			while (*p && strchr(" \t\n\v\f\r", *p))
+				p++;
+			rest = p;
+		}
+	}
+	r = cli_resolve(&oid, b->odb, line);
+	if (r == FGIT_EAMBIGUOUS) {
+		printf("%s ambiguous\n", line);
+		return;
+	}
+	if (r < 0) {
+		printf("%s missing\n", line);
+		return;
+	}
+	batch_object(b, &oid, line, rest, contents);
+}
+
+/* ---- --batch-all-objects ---- */
+
+struct oid_vec {
+	struct fgit_oid *v;
+	size_t n, alloc;
+};
+
+static int collect_cb(const struct fgit_oid *oid, void *payload)
+{
+	struct oid_vec *v = payload;
+	if (v->n == v->alloc) {
+		v->alloc = v->alloc ? 2 * v->alloc : 4096;
+		v->v = realloc(v->v, v->alloc * sizeof(*v->v));
+		if (!v->v)
+			die("out of memory");
+	}
+	v->v[v->n++] = *oid;
+	return 0;
+}
+
+static int oid_qsort_cmp(const void *a, const void *b)
+{
+	return memcmp(((const struct fgit_oid *)a)->hash, ((const struct fgit_oid *)b)->hash,
+		      FGIT_SHA1_RAWSZ);
+}
+
+/* Open-addressing set of ids, for --unordered deduplication. */
+struct oid_set {
+	struct fgit_oid *slot;
+	unsigned char *used;
+	size_t cap, n;
+};
+
+static int set_insert(struct oid_set *s, const struct fgit_oid *oid)
+{
+	size_t i;
+	uint64_t h;
+	if (2 * (s->n + 1) > s->cap) {
+		struct oid_set ns;
+		ns.cap = s->cap ? 2 * s->cap : 1 << 16;
+		ns.n = 0;
+		ns.slot = malloc(ns.cap * sizeof(*ns.slot));
+		ns.used = calloc(ns.cap, 1);
+		if (!ns.slot || !ns.used)
+			die("out of memory");
+		for (i = 0; i < s->cap; i++)
+			if (s->used[i])
+				set_insert(&ns, &s->slot[i]);
+		free(s->slot);
+		free(s->used);
+		*s = ns;
+	}
+	memcpy(&h, oid->hash, sizeof(h));
+	for (i = h & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
+		if (!s->used[i]) {
+			s->used[i] = 1;
+			s->slot[i] = *oid;
+			s->n++;
+			return 1;
+		}
+		if (!memcmp(s->slot[i].hash, oid->hash, FGIT_SHA1_RAWSZ))
+			return 0;
+	}
+}
+
+struct unordered_ctx {
+	struct oid_vec v;
+	struct oid_set seen;
+};
+
+static int unordered_cb(const struct fgit_oid *oid, void *payload)
+{
+	struct unordered_ctx *c = payload;
+	if (set_insert(&c->seen, oid))
+		collect_cb(oid, &c->v);
+	return 0;
+}
+
+/*
+ * --batch-all-objects: the objects are read (inflated, deltas resolved) on
+ * every core by fgit_ordered_run and printed here in order.  Anything
+ * unusual (an object too big to hold, a corrupt one) is redone on this
+ * thread by batch_object, which says it exactly as git does.
+ */
+struct all_slot {
+	int status;			/* 0 ok, else redo serially */
+	void *buf;
+	size_t size;
+	enum fgit_object_type type;
+	struct fgit_object_info info;
+};
+
+struct all_ctx {
+	struct batch *b;
+	const struct fgit_oid *oids;
+	int contents, info_needed;
+};
+
+static void all_work(size_t i, void *slot, void *payload)
+{
+	struct all_ctx *c = payload;
+	struct all_slot *s = slot;
+	const struct fgit_oid *oid = &c->oids[i];
+
+	if (c->info_needed || !c->contents) {
+		if (fgit_odb_read_info(&s->info, c->b->odb, oid, c->b->info_flags) < 0) {
+			s->status = -1;
+			return;
+		}
+	}
+	if (c->contents) {
+		s->status = fgit_odb_read_capped(&s->buf, &s->size, &s->type, c->b->odb, oid,
+						 STREAM_THRESHOLD);
+		if (s->status)
+			return;
+		if (!c->info_needed) {
+			s->info.type = s->type;
+			s->info.size = s->size;
+		}
+	}
+}
+
+static int all_emit(size_t i, void *slot, void *payload)
+{
+	struct all_ctx *c = payload;
+	struct all_slot *s = slot;
+	const struct fgit_oid *oid = &c->oids[i];
+
+	if (s->status) {
+		char hex[FGIT_MAX_HEXSZ + 1];
+		free(s->buf);
+		batch_object(c->b, oid, fgit_oid_to_hex(hex, oid), NULL, c->contents);
+		return 0;
+	}
+	print_info(c->b, oid, &s->info, NULL);
+	if (c->contents) {
+		out_write(s->buf, s->size);
+		putchar('\n');
+		free(s->buf);
+	}
+	return 0;
+}
+
+static void batch_all(struct batch *b)
+{
+	struct oid_vec v = { NULL, 0, 0 };
+	struct all_ctx c;
+
+	if (b->unordered) {
+		struct unordered_ctx u;
+		memset(&u, 0, sizeof(u));
+		if (fgit_odb_foreach(b->odb, FGIT_FOREACH_LOOSE | FGIT_FOREACH_PACKED |
+				     FGIT_FOREACH_PACK_ORDER, unordered_cb, &u) < 0)
+			die_last();
+		free(u.seen.slot);
+		free(u.seen.used);
+		v = u.v;
+	} else {
+		size_t i, k = 0;
+		if (fgit_odb_foreach(b->odb, FGIT_FOREACH_LOOSE | FGIT_FOREACH_PACKED,
+				     collect_cb, &v) < 0)
+			die_last();
+		if (v.n)
+			qsort(v.v, v.n, sizeof(*v.v), oid_qsort_cmp);
+		for (i = 0; i < v.n; i++)
+			if (!k || !fgit_oid_equal(&v.v[i], &v.v[k - 1]))
+				v.v[k++] = v.v[i];
+		v.n = k;
+	}
+	c.b = b;
+	c.oids = v.v;
+	c.contents = b->mode == 'b';
+	c.info_needed = (b->info_flags & ~(FGIT_INFO_TYPE | FGIT_INFO_SIZE)) != 0;
+	fgit_ordered_run(v.n, fgit_ordered_threads(), sizeof(struct all_slot),
+			 all_work, all_emit, &c);
+	free(v.v);
+}
+
+/* Read one request line (newline- or NUL-terminated); 0 at EOF. */
+static int read_line(struct fgit_buf *line, int nul)
+{
+	int c;
+	fgit_buf_reset(line);
+	while ((c = getchar()) != EOF) {
+		if (c == (nul ? 0 : '\n'))
+			return 1;
+		fgit_buf_addch(line, c);
+	}
+	return line->len > 0;
+}
+
+static void batch_stdin(struct batch *b)
+{
+	struct fgit_buf line = FGIT_BUF_INIT;
+
+	while (read_line(&line, b->nul)) {
+		if (b->mode == 'C') {
+			char *cmd = line.ptr, *arg = strchr(cmd, ' ');
+			if (!line.len || strchr(" \t", *cmd))
+				die("whitespace before command: '%s'", cmd);
+			if (arg)
+				*arg++ = 0;
+			if (!strcmp(cmd, "flush")) {
+				if (!b->buffer)
+					die("flush is only for --buffer mode");
+				if (arg)
+					die("flush takes no arguments");
+				cli_flush_stdout();
+				continue;
+			}
+			if (strcmp(cmd, "contents") && strcmp(cmd, "info"))
+				die("unknown command: '%s'", cmd);
+			if (!arg || !*arg)
+				die("%s requires arguments", cmd);
+			batch_name(b, arg, cmd[0] == 'c');
+		} else {
+			batch_name(b, line.ptr, b->mode == 'b');
+		}
+		if (!b->buffer)
+			cli_flush_stdout();
+	}
+	fgit_buf_release(&line);
+}
+
+static struct batch batch;
+
+static int batch_opt(const struct cli_option *opt, const char *arg, int unset)
+{
+	int mode = (int)(intptr_t)opt->value;
+	if (unset) {
+		batch.mode = 0;
+		return 0;
+	}
+	if (batch.mode && batch.mode != mode)
+		usage_msg("only one batch option may be specified");
+	batch.mode = mode;
+	batch.format = arg;
+	return 0;
+}
+
+CLI_CMD(cat_file)
+{
+	int opt = 0, n;
+	struct cli_option opts[] = {
+		OPT_GROUP("Check object existence or emit object contents"),
+		OPT_CMDMODE('e', NULL, &opt, "check if <object> exists", 'e'),
+		OPT_CMDMODE('p', NULL, &opt, "pretty-print <object> content", 'p'),
+		OPT_GROUP("Emit [broken] object attributes"),
+		OPT_CMDMODE('t', NULL, &opt, "show object type (one of 'blob', 'tree', 'commit', 'tag', ...)", 't'),
+		OPT_CMDMODE('s', NULL, &opt, "show object size", 's'),
+		OPT_UNIMPLEMENTED(0, "allow-unknown-type"),
+		OPT_UNIMPLEMENTED(0, "use-mailmap"),
+		OPT_UNIMPLEMENTED(0, "mailmap"),
+		OPT_GROUP("Batch objects requested on stdin (or --batch-all-objects)"),
+		OPT_CALLBACK_F(0, "batch", (void *)(intptr_t)'b', "format",
+			       "show full <object> or <rev> contents", CLI_OPT_OPTARG, batch_opt),
+		OPT_CALLBACK_F(0, "batch-check", (void *)(intptr_t)'c', "format",
+			       "like --batch, but don't emit <contents>", CLI_OPT_OPTARG, batch_opt),
+		OPT_BOOL('z', NULL, &batch.nul, "stdin is NUL-terminated"),
+		OPT_CALLBACK_F(0, "batch-command", (void *)(intptr_t)'C', "format",
+			       "read commands from stdin", CLI_OPT_OPTARG, batch_opt),
+		OPT_BOOL(0, "batch-all-objects", &batch.all,
+			 "with --batch[-check]: ignores stdin, batches all known objects"),
+		OPT_GROUP("Change or optimize batch output"),
+		OPT_BOOL(0, "buffer", &batch.buffer, "buffer --batch output"),
+		OPT_UNIMPLEMENTED(0, "follow-symlinks"),
+		OPT_BOOL(0, "unordered", &batch.unordered, "do not order objects before emitting them"),
+		OPT_UNIMPLEMENTED(0, "textconv"),
+		OPT_UNIMPLEMENTED(0, "filters"),
+		OPT_UNIMPLEMENTED(0, "path"),
+		OPT_END(),
+	};
+	usage_opts = opts;
+	n = cli_parse_options(argc, argv, "cat-file", opts, cat_file_usage, 0);
+
+	if (batch.mode) {
+		static char outbuf[1 << 18];
+		if (opt)
+			usage_msg("options '--batch' and '-e/-p/-t/-s' cannot be used together");
+		if (n)
+			usage_msg("batch modes take no arguments");
+		setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+		batch.odb = cli_odb();
+		compile_format(&batch);
+		if (batch.all) {
+			batch.buffer = 1;
+			batch_all(&batch);
+		} else {
+			batch_stdin(&batch);
+		}
+		free(batch.segs);
+		return 0;
+	}
+	if (batch.all)
+		usage_msg("'--batch-all-objects' requires a batch mode");
+	if (batch.unordered || batch.buffer || batch.nul) {
+		usage_msg(batch.unordered ? "'--unordered' requires a batch mode"
+			  : batch.buffer ? "'--buffer' requires a batch mode"
+			  : "'-z' requires a batch mode");
+	}
+	if (opt) {
+		if (n == 0) {
+			char m[64];
+			snprintf(m, sizeof(m), "<object> required with '-%c'", opt);
+			usage_msg(m);
+		}
+		if (n > 1)
+			usage_msg("too many arguments");
+		return cat_one(opt, NULL, argv[0]);
+	}
+	if (n != 2) {
+		char m[96];
+		snprintf(m, sizeof(m), "only two arguments allowed in <type> <object> mode, not %d", n);
+		usage_msg(m);
+	}
+	return cat_one(0, argv[0], argv[1]);
+}

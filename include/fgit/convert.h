@@ -1,0 +1,79 @@
+/*
+ * Content conversion between the worktree and the object database, as
+ * git's text/eol/ident attributes and core.autocrlf/core.eol/core.safecrlf
+ * define it (gitattributes(5)).  This layer takes the attribute values and
+ * the configuration as arguments; looking them up is the caller's job.
+ * Filter drivers (filter.<name>.clean) run processes and live above.
+ */
+#ifndef FGIT_CONVERT_H
+#define FGIT_CONVERT_H
+
+#include <stddef.h>
+
+struct fgit_buf;
+
+enum fgit_attr_text {
+	FGIT_TEXT_UNSPECIFIED = 0,
+	FGIT_TEXT_SET,
+	FGIT_TEXT_UNSET,
+	FGIT_TEXT_AUTO,
+};
+
+enum fgit_attr_eol {
+	FGIT_EOL_UNSPECIFIED = 0,
+	FGIT_EOL_LF,
+	FGIT_EOL_CRLF,
+};
+
+struct fgit_conv_attrs {
+	enum fgit_attr_text text;
+	enum fgit_attr_eol eol;
+	int ident;
+};
+
+enum fgit_autocrlf { FGIT_AUTOCRLF_FALSE = 0, FGIT_AUTOCRLF_TRUE, FGIT_AUTOCRLF_INPUT };
+enum fgit_safecrlf { FGIT_SAFECRLF_FALSE = 0, FGIT_SAFECRLF_WARN, FGIT_SAFECRLF_TRUE };
+
+struct fgit_conv_config {
+	enum fgit_autocrlf autocrlf;	/* core.autocrlf */
+	enum fgit_attr_eol core_eol;	/* core.eol; UNSPECIFIED = native (LF here) */
+	enum fgit_safecrlf safecrlf;	/* core.safecrlf; git's default is WARN */
+};
+
+#define FGIT_CONV_CONFIG_INIT { FGIT_AUTOCRLF_FALSE, FGIT_EOL_UNSPECIFIED, FGIT_SAFECRLF_WARN }
+
+enum fgit_conv_flags {
+	/* The result will be stored (add, hash-object -w): run the
+	 * core.safecrlf round-trip check. */
+	FGIT_CONV_CHECK_ROUNDTRIP = 1 << 0,
+};
+
+struct fgit_conv_hooks {
+	/* Does the blob staged for `path` contain a CR?  (text=auto leaves
+	 * files committed with CRLF alone.)  NULL: never. */
+	int (*index_has_cr)(const char *path, void *payload);
+	/* A safecrlf warning, already worded as git words it after
+	 * "warning: ".  NULL: dropped. */
+	void (*warn)(const char *msg, void *payload);
+	void *payload;
+};
+
+/*
+ * Convert worktree content to what git stores ("clean"): CRLF to LF where
+ * the attributes and config ask for it, "$Id: ...$" collapsed to "$Id$"
+ * with the ident attribute.  Returns 1 and fills `out` (reset first) when
+ * the content changed, 0 when it is to be stored as it is (out untouched),
+ * FGIT_EINVALID when core.safecrlf=true forbids the conversion (message
+ * "CRLF would be replaced by LF in <path>" or the LF variant).
+ */
+int fgit_convert_to_git(struct fgit_buf *out, const char *path, const char *src,
+			size_t len, const struct fgit_conv_attrs *attrs,
+			const struct fgit_conv_config *cfg, unsigned int flags,
+			const struct fgit_conv_hooks *hooks);
+
+/* Would fgit_convert_to_git possibly change anything for these settings?
+ * (Lets callers hash files straight from disk when the answer is no.) */
+int fgit_convert_may_change(const struct fgit_conv_attrs *attrs,
+			    const struct fgit_conv_config *cfg);
+
+#endif

@@ -1,0 +1,90 @@
+/*
+ * Line diffs (Myers' O(ND) algorithm, git's default) and the numbers a
+ * diffstat needs.  Pure functions over caller-owned buffers; thread-safe.
+ */
+#ifndef FGIT_DIFF_H
+#define FGIT_DIFF_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "oid.h"
+
+/* One hunk of a line diff: lines [old_start, old_start+old_count) of the
+ * old text became [new_start, new_start+new_count) of the new (0-based). */
+struct fgit_diff_hunk {
+	size_t old_start, old_count;
+	size_t new_start, new_count;
+};
+
+/*
+ * Diff two texts line by line (a final line without newline is a line) and
+ * call cb for each changed region in order; cb returning non-zero stops the
+ * walk and that value is returned.  Returns 0 or a negative error
+ * (FGIT_ENOMEM).
+ */
+int fgit_diff_lines(const char *a, size_t alen, const char *b, size_t blen,
+		    int (*cb)(const struct fgit_diff_hunk *h, void *payload),
+		    void *payload);
+
+/* Lines added and deleted between the two texts (what a diffstat shows). */
+int fgit_diff_count(const char *a, size_t alen, const char *b, size_t blen,
+		    size_t *added, size_t *deleted);
+
+/* git's binary heuristic: a NUL byte in the first 8000 bytes. */
+int fgit_buffer_is_binary(const char *buf, size_t len);
+
+
+/* ---- diffstat and summary lines, as `git commit` and `diff --stat` print ---- */
+
+struct fgit_buf;
+
+/* " N file(s) changed, N insertion(s)(+), N deletion(s)(-)\n" */
+int fgit_diffstat_summary(struct fgit_buf *out, size_t files, size_t insertions,
+			  size_t deletions);
+
+/*
+ * A rename shown the way git abbreviates it: the common leading directories
+ * and trailing components outside braces, "a/{b => c}/d"; "x => y" when
+ * nothing is shared.
+ */
+int fgit_diff_rename_name(struct fgit_buf *out, const char *from, const char *to);
+
+
+/* ---- tree diffs ---- */
+
+struct fgit_odb;
+
+enum fgit_diff_status {
+	FGIT_DIFF_ADDED = 'A',
+	FGIT_DIFF_DELETED = 'D',
+	FGIT_DIFF_MODIFIED = 'M',
+	FGIT_DIFF_TYPECHANGE = 'T',
+};
+
+struct fgit_tree_change {
+	enum fgit_diff_status status;
+	const char *path;		/* full path, borrowed for the callback */
+	size_t path_len;
+	unsigned int old_mode, new_mode; /* 0 on the absent side */
+	struct fgit_oid old_oid, new_oid; /* zero on the absent side */
+};
+
+enum fgit_diff_tree_flags {
+	FGIT_DIFF_TREE_RECURSIVE = 1 << 0,	/* descend into changed subtrees (-r) */
+	FGIT_DIFF_TREE_SHOW_TREES = 1 << 1,	/* with RECURSIVE: report trees too (-t) */
+};
+
+/*
+ * Compare two trees (either may be NULL: the empty tree) in git's order,
+ * calling cb for each change; identical subtrees are skipped by id without
+ * being read.  A mode change between file and symlink is a typechange; a
+ * file replaced by a directory (or the reverse) is a deletion and an
+ * addition.  `prefix` (may be NULL) is prepended to every path.
+ */
+int fgit_diff_trees(struct fgit_odb *odb, const struct fgit_oid *old_tree,
+		    const struct fgit_oid *new_tree, const char *prefix,
+		    unsigned int flags,
+		    int (*cb)(const struct fgit_tree_change *c, void *payload),
+		    void *payload);
+
+#endif

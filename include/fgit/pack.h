@@ -1,0 +1,152 @@
+/*
+ * Packs: indexing a pack stream (what `git index-pack` does), writing the
+ * .idx (v1/v2) and .rev files git would write for it, and reading .idx
+ * files back (show-index).
+ *
+ * Indexing runs in two passes over the pack:
+ *   1. one sequential pass over the stream finds every entry's offset, type
+ *      and size, CRC-32s the raw entry bytes and checksums the whole pack
+ *      (the stream is copied to `copy_fd` as it is read, for --stdin);
+ *   2. several threads name the non-delta objects and resolve deltas from
+ *      each base outward, reading entries back with pread().  A base's
+ *      inflated data lives only while its children are being resolved.
+ *
+ * Object names go through the collision-detecting fgit_objname_* entry
+ * point; the pack trailer through fgit_checksum_*.
+ *
+ * Thread safety: an fgit_indexer is used by one thread at a time (it uses
+ * threads internally).  Errors follow include/fgit/common.h, with git's
+ * messages ("pack has bad object at offset 12: inflate returned -3",
+ * "pack has 2 unresolved deltas", ...).
+ */
+#ifndef FGIT_PACK_H
+#define FGIT_PACK_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "buf.h"
+#include "object.h"
+#include "oid.h"
+
+struct fgit_indexer;
+
+enum fgit_index_pack_flags {
+	/* The input is a stream received from elsewhere: the progress meter
+	 * says "Receiving objects" and shows throughput. */
+	FGIT_INDEX_PACK_RECEIVING = 1 << 0,
+	/* Keep per-object delta depth and base for fgit_indexer_entry(). */
+	FGIT_INDEX_PACK_STATS = 1 << 1,
+	/* Show the "Resolving deltas" meter even without a progress title. */
+	FGIT_INDEX_PACK_RESOLVING_PROGRESS = 1 << 2,
+};
+
+struct fgit_index_pack_options {
+	unsigned int version;		/* FGIT_INDEX_PACK_OPTIONS_VERSION */
+	int algo;			/* FGIT_HASH_SHA1 */
+	int nthreads;			/* 0: default (see fgit_index_pack_default_threads) */
+	int progress_fd;		/* -1: no meters */
+	const char *progress_title;	/* first meter's title; NULL: git's */
+	unsigned int flags;		/* enum fgit_index_pack_flags */
+	/*
+	 * Called (on the calling thread) with the secondary messages git
+	 * prints as "error:" before its fatal one, e.g. "inflate: data stream
+	 * error (invalid code lengths set)" or "delta replay has gone wild".
+	 * May be NULL.
+	 */
+	void (*warn)(const char *msg, void *payload);
+	void *warn_payload;
+};
+#define FGIT_INDEX_PACK_OPTIONS_VERSION 1
+#define FGIT_INDEX_PACK_OPTIONS_INIT \
+	{ FGIT_INDEX_PACK_OPTIONS_VERSION, FGIT_HASH_SHA1, 0, -1, NULL, 0, NULL, NULL }
+
+/* The default thread count: online CPUs, at most 3 (as git's). */
+int fgit_index_pack_default_threads(void);
+
+/*
+ * Read a whole pack from in_fd (a file or a pipe; reading stops at the pack
+ * trailer) and index it.  If copy_fd >= 0 (opened read-write, empty), the
+ * pack bytes are written there as they are read and entries are read back
+ * from it; otherwise in_fd must be a regular file and is read back with
+ * pread().  On success *out is a new indexer owned by the caller
+ * (fgit_indexer_free).  Errors: FGIT_EINVALID for a corrupt pack (git's
+ * message), FGIT_ECOLLISION, FGIT_ENOMEM, FGIT_ERROR for I/O.
+ */
+int fgit_indexer_run(struct fgit_indexer **out, int in_fd, int copy_fd,
+		     const struct fgit_index_pack_options *opts);
+void fgit_indexer_free(struct fgit_indexer *ix);
+
+/* Number of objects, and the pack's trailing checksum (rawsz bytes). */
+uint32_t fgit_indexer_count(const struct fgit_indexer *ix);
+const unsigned char *fgit_indexer_pack_hash(const struct fgit_indexer *ix);
+
+/*
+ * Bytes read from a non-file input after the pack trailer (git echoes them
+ * to stdout after "pack\t<hash>").  Borrowed from the indexer.
+ */
+const unsigned char *fgit_indexer_leftover(const struct fgit_indexer *ix, size_t *len);
+
+struct fgit_pack_entry_info {
+	struct fgit_oid oid;
+	enum fgit_object_type type;		/* the object's type */
+	enum fgit_object_type pack_type;	/* as stored: may be OFS/REF_DELTA */
+	uint64_t size;				/* from the entry header: a delta's own size for
+						 * deltas, as verify-pack -v shows it */
+	uint64_t offset;			/* of the entry in the pack */
+	uint64_t packed_size;			/* bytes of the entry in the pack */
+	uint32_t crc32;
+	uint32_t depth;				/* delta chain length (STATS), 0 for non-deltas */
+	uint32_t base;				/* entry number of the base (STATS) */
+};
+
+/* Entry i (0 <= i < count) in pack order. */
+void fgit_indexer_entry(struct fgit_pack_entry_info *out, const struct fgit_indexer *ix,
+			uint32_t i);
+
+struct fgit_idx_options {
+	unsigned int version;		/* FGIT_IDX_OPTIONS_VERSION */
+	unsigned int idx_version;	/* 1 or 2 (a v1 request becomes v2 when offsets need it) */
+	uint32_t off32_limit;		/* offsets above this go to the 64-bit table */
+	/* Offsets below 2^31 that the 64-bit table holds all the same (to
+	 * re-create an existing .idx exactly); sorted ascending. */
+	const uint32_t *anomalies;
+	size_t nr_anomalies;
+};
+#define FGIT_IDX_OPTIONS_VERSION 1
+#define FGIT_IDX_OPTIONS_INIT { FGIT_IDX_OPTIONS_VERSION, 2, 0x7fffffff, NULL, 0 }
+
+/*
+ * The .idx bytes git writes for this pack, appended to out (objects sorted
+ * by name, then by offset).  With `strict`, two entries of one name are an
+ * error ("The same object <id> appears twice in the pack").
+ */
+int fgit_indexer_idx(struct fgit_buf *out, const struct fgit_indexer *ix,
+		     const struct fgit_idx_options *opts, int strict);
+/* The .rev bytes (reverse index v1) for this pack, appended to out. */
+int fgit_indexer_rev(struct fgit_buf *out, const struct fgit_indexer *ix);
+
+/*
+ * Write data to path through a temporary file in the same directory,
+ * renamed into place with the given mode: readers see the old file or the
+ * new one, never half of one; the temporary is removed on failure.
+ */
+int fgit_pack_write_file(const char *path, const void *data, size_t len, unsigned int mode);
+
+/*
+ * Parse an .idx file held in memory (v1 or v2), calling cb for each entry
+ * in file order (sorted by name); has_crc is 0 for v1.  Stops when cb
+ * returns non-zero and returns that.  FGIT_EINVALID (git's show-index
+ * wording) for a malformed file.
+ */
+struct fgit_idx_entry {
+	struct fgit_oid oid;
+	uint64_t offset;
+	uint32_t crc32;
+};
+int fgit_idx_parse(const unsigned char *data, size_t len, int algo,
+		   int (*cb)(const struct fgit_idx_entry *e, int has_crc, void *payload),
+		   void *payload);
+/* Version of an .idx in memory: 1, 2, or FGIT_EINVALID. */
+int fgit_idx_version(const unsigned char *data, size_t len);
+
+#endif

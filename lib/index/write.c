@@ -1,0 +1,433 @@
+/*
+ * Writing an index file, byte for byte as git 2.39 writes the same index:
+ * the version rule (2 and 3 interchangeable, 3 only when an entry needs
+ * extended flags), entries, then IEOT, TREE, REUC, UNTR and EOIE in git's
+ * order, and the IEOT block rule (the number of blocks from index.threads;
+ * in version 4 each block starts its prefix compression afresh, so a
+ * reader can decode blocks independently).
+ *
+ * The file is built in memory and written with one write() to
+ * "<index>.lock", then renamed over the index.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "fgit/buf.h"
+#include "fgit/common.h"
+#include "fgit/hash.h"
+#include "index/index_internal.h"
+
+#define THREAD_COST 10000
+
+static int encode_varint(uint64_t value, unsigned char *buf)
+{
+	unsigned char tmp[16];
+	unsigned pos = sizeof(tmp) - 1;
+	tmp[pos] = value & 127;
+	while (value >>= 7)
+		tmp[--pos] = 128 | (--value & 127);
+	memcpy(buf, tmp + pos, sizeof(tmp) - pos);
+	return (int)(sizeof(tmp) - pos);
+}
+
+static int add_be32(struct fgit_buf *b, uint32_t v)
+{
+	unsigned char t[4];
+	put_be32(t, v);
+	return fgit_buf_add(b, t, 4);
+}
+
+static int write_entry(struct fgit_buf *out, const struct fgit_index_entry *e,
+		       unsigned int version, size_t rawsz,
+		       const char *prev, size_t prev_len)
+{
+	unsigned char hdr[64 + FGIT_MAX_RAWSZ];
+	size_t h = 40, len = e->path_len;
+	int ext = (e->flags & (FGIT_INDEX_SKIP_WORKTREE | FGIT_INDEX_INTENT_TO_ADD)) != 0;
+	unsigned int flags;
+
+	put_be32(hdr, e->ctime_sec);
+	put_be32(hdr + 4, e->ctime_nsec);
+	put_be32(hdr + 8, e->mtime_sec);
+	put_be32(hdr + 12, e->mtime_nsec);
+	put_be32(hdr + 16, e->dev);
+	put_be32(hdr + 20, e->ino);
+	put_be32(hdr + 24, e->mode);
+	put_be32(hdr + 28, e->uid);
+	put_be32(hdr + 32, e->gid);
+	put_be32(hdr + 36, e->size);
+	memcpy(hdr + h, e->oid.hash, rawsz);
+	h += rawsz;
+	flags = (e->flags & FGIT_INDEX_ASSUME_VALID ? 0x8000 : 0) |
+		(ext ? 0x4000 : 0) | (e->stage & 3) << 12 |
+		(len >= 0xfff ? 0xfff : (unsigned)len);
+	put_be16(hdr + h, (uint16_t)flags);
+	h += 2;
+	if (ext) {
+		put_be16(hdr + h, (e->flags & FGIT_INDEX_SKIP_WORKTREE ? 0x4000 : 0) |
+				  (e->flags & FGIT_INDEX_INTENT_TO_ADD ? 0x2000 : 0));
+		h += 2;
+	}
+	if (version == 4) {
+		size_t common = 0;
+		unsigned char vi[16];
+		int n;
+		while (common < prev_len && common < len && prev[common] == e->path[common])
+			common++;
+		n = encode_varint(prev_len - common, vi);
+		if (fgit_buf_add(out, hdr, h) < 0 || fgit_buf_add(out, vi, n) < 0 ||
+		    fgit_buf_add(out, e->path + common, len - common + 1) < 0)
+			return FGIT_ENOMEM;
+	} else {
+		size_t total = (h + len + 8) & ~(size_t)7;
+		if (fgit_buf_grow(out, total) < 0)
+			return FGIT_ENOMEM;
+		memcpy(out->ptr + out->len, hdr, h);
+		memcpy(out->ptr + out->len + h, e->path, len);
+		memset(out->ptr + out->len + h + len, 0, total - h - len);
+		fgit_buf_setlen(out, out->len + total);
+	}
+	return 0;
+}
+
+static int online_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 1 ? 1 : (int)n;
+}
+
+/* git's record_eoie() / record_ieot(): explicit setting, else threads set and != 1. */
+static int want_ext(int setting, int threads)
+{
+	if (setting >= 0)
+		return setting;
+	return threads >= 0 && threads != 1;
+}
+
+static int ext_header(struct fgit_buf *out, struct fgit_hash_ctx *eoie,
+		      const char *sig, size_t len)
+{
+	unsigned char h[8];
+	if (len > UINT32_MAX)
+		return fgit_error_set(FGIT_EINVALID, "index extension %.4s too large", sig);
+	memcpy(h, sig, 4);
+	put_be32(h + 4, (uint32_t)len);
+	if (eoie)
+		fgit_checksum_update(eoie, h, 8);
+	return fgit_buf_add(out, h, 8);
+}
+
+/* What to write: the whole index, a shared index, or a split front. */
+enum ser_mode {
+	SER_FULL,
+	SER_SHARED,	/* all entries, no TREE/REUC/UNTR (git's WRITE_NO_EXTENSION) */
+	SER_FRONT,	/* no entries, a link to `link` with empty bitmaps */
+};
+
+static int serialize(unsigned char **out, size_t *outlen, struct fgit_index *idx,
+		     const struct fgit_index_write_opts *opts, enum ser_mode mode,
+		     const unsigned char *link, unsigned char *sum_out);
+
+int fgit_index_serialize(unsigned char **out, size_t *outlen, struct fgit_index *idx,
+			 const struct fgit_index_write_opts *opts)
+{
+	return serialize(out, outlen, idx, opts, SER_FULL, NULL, NULL);
+}
+
+static int serialize(unsigned char **out, size_t *outlen, struct fgit_index *idx,
+		     const struct fgit_index_write_opts *opts, enum ser_mode mode,
+		     const unsigned char *link, unsigned char *sum_out)
+{
+	static const struct fgit_index_write_opts defaults = FGIT_INDEX_WRITE_OPTS_INIT;
+	struct fgit_buf b = FGIT_BUF_INIT, ext = FGIT_BUF_INIT;
+	struct fgit_hash_ctx ctx, eoie_ctx, *eoie = NULL;
+	size_t rawsz = fgit_hash_rawsz(idx->algo), i, per_block = 0;
+	uint32_t *ieot = NULL;
+	size_t ieot_nr = 0, block_start = 0, block_count = 0, entries_end;
+	unsigned int version;
+	size_t nr;
+	int threads, ret = 0, extended = 0;
+	const char *prev = "";
+	size_t prev_len = 0;
+	unsigned char sum[FGIT_MAX_RAWSZ];
+
+	if (!opts)
+		opts = &defaults;
+	if (opts->version != FGIT_INDEX_WRITE_OPTS_VERSION)
+		return fgit_error_set(FGIT_EINVALID, "unsupported fgit_index_write_opts version %u",
+				      opts->version);
+	if ((ret = fgit_index_sort(idx)) < 0)
+		return ret;
+	version = opts->index_version ? opts->index_version : idx->version ? idx->version : 2;
+	if (version < 2 || version > 4)
+		return fgit_error_set(FGIT_EINVALID, "bad index version %u", version);
+	nr = mode == SER_FRONT ? 0 : idx->nr;
+	for (i = 0; i < idx->nr; i++) {
+		const struct fgit_index_entry *e = idx->entries[i];
+		if (e->flags & (FGIT_INDEX_SKIP_WORKTREE | FGIT_INDEX_INTENT_TO_ADD))
+			extended = 1;
+		if (fgit_oid_is_zero(&e->oid))
+			return fgit_error_set(FGIT_EINVALID, "cache entry has null sha1: %s",
+					      e->path);
+	}
+	if (mode == SER_FRONT)
+		extended = 0;
+	if (version == 2 || version == 3)
+		version = extended ? 3 : 2;
+
+	/* IEOT blocks, as git decides them. */
+	threads = opts->threads < 0 ? 1 : opts->threads;
+	if (threads != 1 && want_ext(opts->record_ieot, opts->threads)) {
+		long blocks;
+		if (!threads) {
+			int cpus = opts->cpus > 0 ? opts->cpus : online_cpus();
+			blocks = (long)(nr / THREAD_COST);
+			if (blocks > cpus - 1)
+				blocks = cpus - 1;
+		} else {
+			blocks = threads;
+			if ((size_t)blocks > nr)
+				blocks = (long)nr;
+		}
+		if (blocks > 1) {
+			per_block = (nr + blocks - 1) / blocks;
+			ieot = malloc(2 * (size_t)blocks * sizeof(*ieot) + 2 * sizeof(*ieot));
+			if (!ieot)
+				return fgit_error_set(FGIT_ENOMEM, "out of memory");
+		}
+	}
+
+	if (fgit_buf_grow(&b, 12 + nr * 80 + 4096) < 0) {
+		ret = FGIT_ENOMEM;
+		goto out;
+	}
+	fgit_buf_add(&b, "DIRC", 4);
+	add_be32(&b, version);
+	if (nr > UINT32_MAX) {
+		ret = fgit_error_set(FGIT_EINVALID, "too many index entries");
+		goto out;
+	}
+	add_be32(&b, (uint32_t)nr);
+
+	block_start = b.len;
+	for (i = 0; i < nr; i++) {
+		const struct fgit_index_entry *e = idx->entries[i];
+		if (ieot && i && i % per_block == 0) {
+			ieot[2 * ieot_nr] = (uint32_t)block_start;
+			ieot[2 * ieot_nr + 1] = (uint32_t)block_count;
+			ieot_nr++;
+			block_start = b.len;
+			block_count = 0;
+			/* git blanks the previous name: nothing in common */
+			prev = "";
+		}
+		if ((ret = write_entry(&b, e, version, rawsz, prev, prev_len)) < 0)
+			goto out;
+		prev = e->path;
+		prev_len = e->path_len;
+		block_count++;
+	}
+	if (ieot) {
+		ieot[2 * ieot_nr] = (uint32_t)block_start;
+		ieot[2 * ieot_nr + 1] = (uint32_t)block_count;
+		ieot_nr++;
+	}
+	entries_end = b.len;
+	if (entries_end > UINT32_MAX) {
+		ret = fgit_error_set(FGIT_EINVALID, "index too large");
+		goto out;
+	}
+
+	if (want_ext(opts->record_eoie, opts->threads)) {
+		fgit_checksum_init(&eoie_ctx, idx->algo);
+		eoie = &eoie_ctx;
+	}
+	if (ieot) {
+		fgit_buf_reset(&ext);
+		add_be32(&ext, 1);
+		for (i = 0; i < ieot_nr; i++) {
+			add_be32(&ext, ieot[2 * i]);
+			add_be32(&ext, ieot[2 * i + 1]);
+		}
+		if ((ret = ext_header(&b, eoie, "IEOT", ext.len)) < 0 ||
+		    (ret = fgit_buf_add(&b, ext.ptr, ext.len)) < 0)
+			goto out;
+	}
+	if (mode == SER_FRONT) {
+		/* git: base id, then empty delete and replace bitmaps */
+		static const unsigned char empty_ewah[20] = { 0, 0, 0, 0, 0, 0, 0, 1 };
+		fgit_buf_reset(&ext);
+		if ((ret = fgit_buf_add(&ext, link, rawsz)) < 0 ||
+		    (ret = fgit_buf_add(&ext, empty_ewah, sizeof(empty_ewah))) < 0 ||
+		    (ret = fgit_buf_add(&ext, empty_ewah, sizeof(empty_ewah))) < 0 ||
+		    (ret = ext_header(&b, eoie, "link", ext.len)) < 0 ||
+		    (ret = fgit_buf_add(&b, ext.ptr, ext.len)) < 0)
+			goto out;
+	}
+	if (mode == SER_SHARED)
+		goto no_extensions;
+	if (idx->tree && !(opts->flags & FGIT_INDEX_WRITE_NO_CACHE_TREE)) {
+		fgit_buf_reset(&ext);
+		if ((ret = ct_write(&ext, idx->tree, idx->algo)) < 0 ||
+		    (ret = ext_header(&b, eoie, "TREE", ext.len)) < 0 ||
+		    (ret = fgit_buf_add(&b, ext.ptr, ext.len)) < 0)
+			goto out;
+	}
+	if (idx->reuc.present) {
+		fgit_buf_reset(&ext);
+		if ((ret = reuc_write(&ext, &idx->reuc, idx->algo)) < 0 ||
+		    (ret = ext_header(&b, eoie, "REUC", ext.len)) < 0 ||
+		    (ret = fgit_buf_add(&b, ext.ptr, ext.len)) < 0)
+			goto out;
+	}
+	if (idx->untr) {
+		if ((ret = ext_header(&b, eoie, "UNTR", idx->untr_len)) < 0 ||
+		    (ret = fgit_buf_add(&b, idx->untr, idx->untr_len)) < 0)
+			goto out;
+	}
+no_extensions:
+	if (eoie) {
+		unsigned char h[FGIT_MAX_RAWSZ];
+		fgit_checksum_final(h, eoie);
+		if ((ret = ext_header(&b, NULL, "EOIE", 4 + rawsz)) < 0 ||
+		    (ret = add_be32(&b, (uint32_t)entries_end)) < 0 ||
+		    (ret = fgit_buf_add(&b, h, rawsz)) < 0)
+			goto out;
+	}
+	fgit_checksum_init(&ctx, idx->algo);
+	fgit_checksum_update(&ctx, b.ptr, b.len);
+	fgit_checksum_final(sum, &ctx);
+	if ((ret = fgit_buf_add(&b, sum, rawsz)) < 0)
+		goto out;
+	if (sum_out)
+		memcpy(sum_out, sum, rawsz);
+	if (mode == SER_FULL) {
+		memcpy(idx->checksum, sum, rawsz);
+		idx->version = version;
+	}
+	*out = (unsigned char *)fgit_buf_detach(&b, outlen);
+out:
+	if (ret == FGIT_ENOMEM && fgit_error_last_code() != FGIT_ENOMEM)
+		fgit_error_set(FGIT_ENOMEM, "out of memory");
+	free(ieot);
+	fgit_buf_release(&b);
+	fgit_buf_release(&ext);
+	return ret;
+}
+
+static int write_all(int fd, const unsigned char *data, size_t len)
+{
+	size_t done = 0;
+	while (done < len) {
+		ssize_t n = write(fd, data + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+/* Write the shared index for a split write; its checksum into sum. */
+static int write_shared(struct fgit_index *idx, const char *path,
+			const struct fgit_index_write_opts *opts, unsigned char *sum)
+{
+	struct fgit_buf dir = FGIT_BUF_INIT, tmp = FGIT_BUF_INIT, dst = FGIT_BUF_INIT;
+	unsigned char *data = NULL;
+	char hex[FGIT_MAX_HEXSZ + 1];
+	struct fgit_oid oid;
+	size_t len = 0;
+	int fd = -1, ret;
+
+	if (opts->shared_index_dir) {
+		ret = fgit_buf_adds(&dir, opts->shared_index_dir);
+	} else {
+		const char *slash = strrchr(path, '/');
+		ret = slash ? fgit_buf_add(&dir, path, slash - path) : fgit_buf_adds(&dir, ".");
+	}
+	if (ret < 0 || (ret = fgit_buf_addf(&tmp, "%s/sharedindex_XXXXXX", dir.ptr)) < 0)
+		goto out;
+	if ((ret = serialize(&data, &len, idx, opts, SER_SHARED, NULL, sum)) < 0)
+		goto out;
+	fd = mkstemp(tmp.ptr);
+	if (fd < 0) {
+		ret = fgit_error_errno(FGIT_ERROR, "unable to create '%s'", tmp.ptr);
+		goto out;
+	}
+	if (fchmod(fd, 0644) < 0 || write_all(fd, data, len) < 0 || close(fd) < 0) {
+		fd = -1;
+		ret = fgit_error_errno(FGIT_ERROR, "unable to write '%s'", tmp.ptr);
+		unlink(tmp.ptr);
+		goto out;
+	}
+	fd = -1;
+	fgit_oid_from_raw(&oid, sum, idx->algo);
+	if ((ret = fgit_buf_addf(&dst, "%s/sharedindex.%s", dir.ptr,
+				 fgit_oid_to_hex(hex, &oid))) < 0)
+		goto out;
+	if (rename(tmp.ptr, dst.ptr) < 0) {
+		ret = fgit_error_errno(FGIT_ERROR, "unable to rename '%s' to '%s'",
+				       tmp.ptr, dst.ptr);
+		unlink(tmp.ptr);
+		goto out;
+	}
+	ret = 0;
+out:
+	if (fd >= 0) {
+		close(fd);
+		unlink(tmp.ptr);
+	}
+	if (ret == FGIT_ENOMEM && fgit_error_last_code() != FGIT_ENOMEM)
+		fgit_error_set(FGIT_ENOMEM, "out of memory");
+	free(data);
+	fgit_buf_release(&dir);
+	fgit_buf_release(&tmp);
+	fgit_buf_release(&dst);
+	return ret;
+}
+
+int fgit_index_write(struct fgit_index *idx, const char *path,
+		     const struct fgit_index_write_opts *opts)
+{
+	static const struct fgit_index_write_opts defaults = FGIT_INDEX_WRITE_OPTS_INIT;
+	struct index_lock lk;
+	unsigned char *data = NULL, sum[FGIT_MAX_RAWSZ];
+	size_t len = 0;
+	struct stat st;
+	int ret;
+
+	if (!opts)
+		opts = &defaults;
+	if ((ret = index_lock_acquire(&lk, path)) < 0)
+		return ret;
+	if (opts->flags & FGIT_INDEX_WRITE_SPLIT) {
+		if ((ret = write_shared(idx, path, opts, sum)) < 0 ||
+		    (ret = serialize(&data, &len, idx, opts, SER_FRONT, sum, idx->checksum)) < 0)
+			goto fail;
+	} else if ((ret = fgit_index_serialize(&data, &len, idx, opts)) < 0) {
+		goto fail;
+	}
+	if (write_all(lk.fd, data, len) < 0) {
+		ret = fgit_error_errno(FGIT_ERROR, "unable to write new index file");
+		goto fail;
+	}
+	if (fstat(lk.fd, &st) < 0) {
+		ret = fgit_error_errno(FGIT_ERROR, "could not stat '%s'", lk.lock_path);
+		goto fail;
+	}
+	if ((ret = index_lock_commit(&lk)) < 0)
+		goto out;
+	idx->have_file = 1;
+	idx->mtime_sec = (uint32_t)st.st_mtim.tv_sec;
+	idx->mtime_nsec = (uint32_t)st.st_mtim.tv_nsec;
+	goto out;
+fail:
+	index_lock_rollback(&lk);
+out:
+	free(data);
+	return ret;
+}

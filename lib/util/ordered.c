@@ -1,0 +1,152 @@
+/*
+ * Ordered parallel work (see include/fgit/ordered.h).
+ *
+ * Workers claim items in chunks of CHUNK from a shared counter, but never
+ * more than WINDOW items ahead of what the caller has emitted; a ring of
+ * WINDOW slots holds the results.  One mutex and two condition variables
+ * coordinate; per-item locking is amortised by the chunks.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "fgit/common.h"
+#include "fgit/ordered.h"
+
+#define WINDOW 1024
+#define CHUNK 16
+
+struct run {
+	size_t n, slot_size;
+	void (*work)(size_t, void *, void *);
+	void *payload;
+	unsigned char *slots;
+	unsigned char *done;		/* per ring slot */
+	size_t next;			/* next item to claim */
+	size_t emitted;			/* items handed to emit */
+	int stop;
+	pthread_mutex_t lock;
+	pthread_cond_t can_claim, item_done;
+};
+
+static void *worker(void *arg)
+{
+	struct run *r = arg;
+	for (;;) {
+		size_t start, end, i;
+		pthread_mutex_lock(&r->lock);
+		while (!r->stop && r->next < r->n && r->next + CHUNK > r->emitted + WINDOW)
+			pthread_cond_wait(&r->can_claim, &r->lock);
+		if (r->stop || r->next >= r->n) {
+			pthread_mutex_unlock(&r->lock);
+			return NULL;
+		}
+		start = r->next;
+		end = start + CHUNK < r->n ? start + CHUNK : r->n;
+		r->next = end;
+		pthread_mutex_unlock(&r->lock);
+		for (i = start; i < end; i++) {
+			void *slot = r->slots + (i % WINDOW) * r->slot_size;
+			memset(slot, 0, r->slot_size);
+			r->work(i, slot, r->payload);
+		}
+		pthread_mutex_lock(&r->lock);
+		for (i = start; i < end; i++)
+			r->done[i % WINDOW] = 1;
+		pthread_cond_broadcast(&r->item_done);
+		pthread_mutex_unlock(&r->lock);
+	}
+}
+
+int fgit_ordered_threads(void)
+{
+	const char *env = getenv("FGIT_THREADS");
+	long n = env ? atol(env) : sysconf(_SC_NPROCESSORS_ONLN);
+	if (n < 1)
+		n = 1;
+	if (n > 8)
+		n = 8;
+	return (int)n;
+}
+
+int fgit_ordered_run(size_t n, int nthreads, size_t slot_size,
+		     void (*work)(size_t i, void *slot, void *payload),
+		     int (*emit)(size_t i, void *slot, void *payload),
+		     void *payload)
+{
+	struct run r;
+	pthread_t *th;
+	size_t i;
+	int k, started = 0, ret = 0;
+
+	if (nthreads <= 1 || n < 2 * CHUNK) {
+		void *slot = malloc(slot_size ? slot_size : 1);
+		if (!slot)
+			return fgit_error_set(FGIT_ENOMEM, "out of memory");
+		for (i = 0; i < n && !ret; i++) {
+			memset(slot, 0, slot_size);
+			work(i, slot, payload);
+			ret = emit(i, slot, payload);
+		}
+		free(slot);
+		return ret;
+	}
+	memset(&r, 0, sizeof(r));
+	r.n = n;
+	r.slot_size = slot_size;
+	r.work = work;
+	r.payload = payload;
+	r.slots = malloc(WINDOW * slot_size);
+	r.done = calloc(WINDOW, 1);
+	th = calloc((size_t)nthreads, sizeof(*th));
+	if (!r.slots || !r.done || !th) {
+		free(r.slots);
+		free(r.done);
+		free(th);
+		return fgit_error_set(FGIT_ENOMEM, "out of memory");
+	}
+	pthread_mutex_init(&r.lock, NULL);
+	pthread_cond_init(&r.can_claim, NULL);
+	pthread_cond_init(&r.item_done, NULL);
+	for (k = 0; k < nthreads; k++)
+		if (pthread_create(&th[k], NULL, worker, &r) == 0)
+			started++;
+		else
+			break;
+	if (!started) {
+		ret = fgit_error_set(FGIT_ERROR, "unable to start threads");
+		goto out;
+	}
+	for (i = 0; i < n && !ret; i++) {
+		size_t s = i % WINDOW;
+		pthread_mutex_lock(&r.lock);
+		while (!r.done[s])
+			pthread_cond_wait(&r.item_done, &r.lock);
+		pthread_mutex_unlock(&r.lock);
+		ret = emit(i, r.slots + s * slot_size, payload);
+		pthread_mutex_lock(&r.lock);
+		r.done[s] = 0;
+		r.emitted = i + 1;
+		if (ret)
+			r.stop = 1;
+		if (r.emitted % CHUNK == 0 || ret || r.emitted == n)
+			pthread_cond_broadcast(&r.can_claim);
+		pthread_mutex_unlock(&r.lock);
+	}
+	pthread_mutex_lock(&r.lock);
+	r.stop = 1;
+	pthread_cond_broadcast(&r.can_claim);
+	pthread_mutex_unlock(&r.lock);
+	for (k = 0; k < started; k++)
+		pthread_join(th[k], NULL);
+out:
+	/* items a stopped run computed but never emitted are the caller's to
+	 * forget: emit is not called for them */
+	pthread_mutex_destroy(&r.lock);
+	pthread_cond_destroy(&r.can_claim);
+	pthread_cond_destroy(&r.item_done);
+	free(r.slots);
+	free(r.done);
+	free(th);
+	return ret;
+}

@@ -1,0 +1,209 @@
+#!/bin/sh
+# index-pack, verify-pack and show-index against git on packs git made and on
+# hand-made bad packs: same stdout and exit code, byte-identical .idx/.rev,
+# and nothing left behind when a pack is refused.
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/lib.sh"
+MKPACK="python3 $HERE/mkpack-index.py"
+
+git init -q small && (
+	cd small &&
+	for i in $(seq 1 30); do
+		seq 1 $((i * 20)) >f$((i % 5)) && echo $i >>g &&
+		git add . && git commit -qm c$i || exit 1
+	done &&
+	git tag -a -m tag v1 && git repack -adq
+) || exit 1
+SMALL=$(ls "$TRASH"/small/.git/objects/pack/*.pack)
+
+git init -q deep && (
+	cd deep &&
+	sh "$HERE/gen-history.sh" 600 30 | git fast-import --quiet &&
+	git repack -adfq --depth=50 --window=50
+) || exit 1
+DEEP=$(ls "$TRASH"/deep/.git/objects/pack/*.pack)
+
+# index_both PACK ARGS...: run git and fgit index-pack ARGS on copies of PACK
+# named p.pack in g/ and f/; same stdout and exit code, same files.
+index_both()
+{
+	_p=$1; shift
+	rm -rf "$TRASH/g" "$TRASH/f" && mkdir "$TRASH/g" "$TRASH/f" &&
+	cp "$_p" "$TRASH/g/p.pack" && cp "$_p" "$TRASH/f/p.pack" &&
+	g_rc=0 && f_rc=0 &&
+	{ (cd "$TRASH/g" && git index-pack "$@" >"$CMP/git.out" 2>"$CMP/git.err") || g_rc=$?; } &&
+	{ (cd "$TRASH/f" && "$FGIT" index-pack "$@" >"$CMP/fgit.out" 2>"$CMP/fgit.err") || f_rc=$?; } &&
+	{ cmp -s "$CMP/git.out" "$CMP/fgit.out" && [ "$g_rc" = "$f_rc" ] || _cmp_fail index-pack "$@"; } &&
+	same_files
+}
+
+same_files()
+{
+	(cd "$TRASH/g" && ls -l | awk '{print $1, $5, $9}') >"$CMP/gl" &&
+	(cd "$TRASH/f" && ls -l | awk '{print $1, $5, $9}') >"$CMP/fl" &&
+	diff -u "$CMP/gl" "$CMP/fl" &&
+	for x in $(cd "$TRASH/g" && ls); do cmp "$TRASH/g/$x" "$TRASH/f/$x" || return 1; done
+}
+
+for what in SMALL DEEP; do
+	eval "P=\$$what"
+	test_expect_success "$what: .idx identical, hash on stdout" '
+		index_both "$P" p.pack
+	'
+	test_expect_success "$what: --threads=1 and --threads=2" '
+		index_both "$P" --threads=1 p.pack && index_both "$P" --threads=2 p.pack
+	'
+	test_expect_success "$what: --rev-index writes an identical .rev" '
+		index_both "$P" --rev-index p.pack && test -f "$TRASH/f/p.rev"
+	'
+	test_expect_success "$what: -o and --index-version=1" '
+		index_both "$P" -o x.idx p.pack && index_both "$P" --index-version=1 -o v1.idx p.pack
+	'
+	test_expect_success "$what: 64-bit offset table (--index-version=2,0x100)" '
+		index_both "$P" --index-version=2,0x100 --rev-index p.pack
+	'
+	test_expect_success "$what: verify-pack -v, -s and plain" '
+		index_both "$P" p.pack && cd "$TRASH/f" &&
+		compare verify-pack -v p.idx && compare verify-pack -s p.pack p &&
+		compare verify-pack p.idx
+	'
+	test_expect_success "$what: show-index of v2, v1 and 64-bit offsets" '
+		index_both "$P" p.pack && cd "$TRASH/f" &&
+		compare_stdin p.idx show-index &&
+		"$FGIT" index-pack --index-version=1 -o v1.idx p.pack >/dev/null &&
+		compare_stdin v1.idx show-index &&
+		"$FGIT" index-pack --index-version=2,0x40 -o big.idx p.pack >/dev/null &&
+		compare_stdin big.idx show-index
+	'
+done
+
+# stdin_both PACK ARGS...: index-pack --stdin ARGS in clones of an empty
+# repository; same stdout and exit code, same files in objects/pack.
+stdin_both()
+{
+	_p=$1; shift
+	rm -rf "$TRASH/g" "$TRASH/f" "$TRASH/r" && git init -q --bare "$TRASH/r" &&
+	cp -R "$TRASH/r" "$TRASH/g" && cp -R "$TRASH/r" "$TRASH/f" &&
+	g_rc=0 && f_rc=0 &&
+	{ (cd "$TRASH/g" && git index-pack --stdin "$@" <"$_p" >"$CMP/git.out" 2>"$CMP/git.err") || g_rc=$?; } &&
+	{ (cd "$TRASH/f" && "$FGIT" index-pack --stdin "$@" <"$_p" >"$CMP/fgit.out" 2>"$CMP/fgit.err") || f_rc=$?; } &&
+	{ cmp -s "$CMP/git.out" "$CMP/fgit.out" && [ "$g_rc" = "$f_rc" ] || _cmp_fail index-pack --stdin "$@"; } &&
+	if [ "$g_rc" != 0 ]; then
+		# git leaves its tmp_pack_* behind; fgit leaves nothing.
+		test -z "$(ls "$TRASH/f/objects/pack")"
+		return
+	fi &&
+	(cd "$TRASH/g/objects/pack" && ls -l | awk '{print $1, $5, $9}') >"$CMP/gl" &&
+	(cd "$TRASH/f/objects/pack" && ls -l | awk '{print $1, $5, $9}') >"$CMP/fl" &&
+	diff -u "$CMP/gl" "$CMP/fl" &&
+	for x in $(cd "$TRASH/g/objects/pack" && ls); do
+		cmp "$TRASH/g/objects/pack/$x" "$TRASH/f/objects/pack/$x" || return 1
+	done
+}
+
+test_expect_success '--stdin: pack stored in objects/pack, "pack\t<hash>"' '
+	stdin_both "$DEEP" && fsck_ok "$TRASH/f"
+'
+test_expect_success '--stdin --keep and --keep=<msg>: "keep\t<hash>" and the .keep' '
+	stdin_both "$SMALL" --keep && stdin_both "$DEEP" --keep="fetch from somewhere"
+'
+test_expect_success '--stdin --rev-index, --threads=1, -v' '
+	stdin_both "$SMALL" --rev-index && stdin_both "$DEEP" --threads=1 -v
+'
+test_expect_success '--stdin from a pipe, with a named output pack' '
+	rm -rf g f && git init -q --bare g && git init -q --bare f &&
+	(cd g && cat "$DEEP" | git index-pack --stdin "$TRASH/g/out.pack") >"$CMP/git.out" &&
+	(cd f && cat "$DEEP" | "$FGIT" index-pack --stdin "$TRASH/f/out.pack") >"$CMP/fgit.out" &&
+	cmp "$CMP/git.out" "$CMP/fgit.out" &&
+	cmp g/out.pack f/out.pack && cmp g/out.idx f/out.idx
+'
+test_expect_success '--stdin outside a repository fails as git does' '
+	mkdir -p nore && cd nore && GIT_CEILING_DIRECTORIES=$TRASH compare_stdin "$SMALL" index-pack --stdin
+'
+test_expect_success 'usage errors exit 129' '
+	compare index-pack && compare index-pack --bogus x.pack &&
+	compare index-pack a.pack b.pack && compare index-pack --threads=x a.pack
+'
+test_expect_success 'a pack name not ending in .pack' '
+	cp "$SMALL" x.pk && compare_fail index-pack x.pk &&
+	compare_fail index-pack --rev-index -o y.foo x.pk
+'
+test_expect_success 'pack.writeReverseIndex and pack.indexVersion from the configuration' '
+	rm -rf g f && mkdir g f && cp "$DEEP" g/p.pack && cp "$DEEP" f/p.pack &&
+	(cd g && git -c pack.writeReverseIndex=true -c pack.indexVersion=1 index-pack p.pack) >"$CMP/git.out" &&
+	(cd f && "$FGIT" -c pack.writeReverseIndex=true -c pack.indexVersion=1 index-pack p.pack) >"$CMP/fgit.out" &&
+	cmp "$CMP/git.out" "$CMP/fgit.out" && same_files && test -f f/p.rev &&
+	rm -rf g f && mkdir g f && cp "$DEEP" g/p.pack && cp "$DEEP" f/p.pack &&
+	(cd g && git -c pack.writeReverseIndex=true index-pack --no-rev-index p.pack) >"$CMP/git.out" &&
+	(cd f && "$FGIT" -c pack.writeReverseIndex=true index-pack --no-rev-index p.pack) >"$CMP/fgit.out" &&
+	same_files && ! test -f f/p.rev &&
+	cd f && compare -c pack.indexVersion=3 index-pack p.pack
+'
+test_expect_success '-v: final progress lines as git prints them' '
+	index_both "$DEEP" -v p.pack &&
+	tr "\r" "\n" <"$CMP/git.err" | grep "done\.$" >"$CMP/g.meters" &&
+	tr "\r" "\n" <"$CMP/fgit.err" | grep "done\.$" >"$CMP/f.meters" &&
+	diff -u "$CMP/g.meters" "$CMP/f.meters"
+'
+
+# Hand-made packs (mkpack-index.py): each refused like git (exit code, "fatal:"
+# or "error:" first), with no .idx left behind; the good ones identical.
+for c in ok duplicate empty; do
+	test_expect_success "hand-made pack: $c" '
+		$MKPACK '$c' "$TRASH/mk.pack" && index_both "$TRASH/mk.pack" --rev-index p.pack
+	'
+done
+for c in size-larger size-smaller size-overflow bad-type zlib-corrupt ofs-out-of-bound \
+	 ofs-mid-entry missing-base delta-outside-base delta-base-size delta-result-size \
+	 ref-cycle count-too-high bad-version bad-signature; do
+	test_expect_success "bad pack refused: $c" '
+		$MKPACK '$c' "$TRASH/mk.pack" && index_both "$TRASH/mk.pack" p.pack &&
+		head -1 "$CMP/git.err" | cut -d: -f1 >"$CMP/gp" &&
+		head -1 "$CMP/fgit.err" | cut -d: -f1 >"$CMP/fp" &&
+		cmp "$CMP/gp" "$CMP/fp" && ! test -f "$TRASH/f/p.idx"
+	'
+done
+test_expect_success 'same messages as git for bad packs' '
+	for c in size-larger size-smaller bad-type zlib-corrupt ofs-out-of-bound missing-base \
+		 delta-outside-base delta-base-size ref-cycle count-too-high bad-version; do
+		$MKPACK $c "$TRASH/mk.pack" && index_both "$TRASH/mk.pack" p.pack &&
+		{ diff -u "$CMP/git.err" "$CMP/fgit.err" || return 1; }
+	done
+'
+test_expect_success '--strict refuses duplicates like git' '
+	$MKPACK duplicate "$TRASH/mk.pack" && cp mk.pack d.pack &&
+	compare_fail index-pack --strict d.pack 2>/dev/null ||
+	grep -q "not implemented" "$CMP/fgit.err"
+'
+
+test_expect_success 'truncated pack and bad trailer, from a file and from stdin' '
+	head -c 3000 "$DEEP" >"$TRASH/t.pack" && index_both "$TRASH/t.pack" p.pack &&
+	! test -f "$TRASH/f/p.idx" &&
+	stdin_both "$TRASH/t.pack" && test -z "$(ls "$TRASH/f/objects/pack")" &&
+	cp "$DEEP" "$TRASH/c.pack" && chmod u+w "$TRASH/c.pack" &&
+	printf "\377" | dd of="$TRASH/c.pack" bs=1 seek=$(($(wc -c <"$DEEP") - 1)) conv=notrunc 2>/dev/null &&
+	index_both "$TRASH/c.pack" p.pack && stdin_both "$TRASH/c.pack" &&
+	test -z "$(ls "$TRASH/f/objects/pack")"
+'
+test_expect_success 'junk after the pack: refused from a file' '
+	cat "$SMALL" >"$TRASH/j.pack" && echo junk >>"$TRASH/j.pack" &&
+	index_both "$TRASH/j.pack" p.pack && stdin_both "$TRASH/j.pack"
+'
+test_expect_success 'verify-pack on a corrupt pack: "bad" and exit 1, others still checked' '
+	rm -rf v && mkdir v && cd v && cp "$SMALL" ok.pack && cp "$DEEP" bad.pack &&
+	git index-pack ok.pack >/dev/null && git index-pack bad.pack >/dev/null &&
+	chmod u+w bad.pack && printf "\377" | dd of=bad.pack bs=1 seek=40 conv=notrunc 2>/dev/null &&
+	compare_fail verify-pack -v bad.idx ok.idx && compare verify-pack -s ok.idx
+'
+test_expect_success 'show-index on truncated input' '
+	head -c 500 "$TRASH/small/.git/objects/pack/"*.idx >cut.idx &&
+	compare_fail show-index <cut.idx &&
+	: >empty && compare_stdin empty show-index
+'
+test_expect_success 'a pack fgit indexed is accepted by git (verify-pack, fsck)' '
+	rm -rf r && git init -q --bare r && cd r &&
+	"$FGIT" index-pack --stdin <"$DEEP" >/dev/null &&
+	git verify-pack objects/pack/*.idx && git fsck --strict --no-progress --no-dangling 2>&1 >/dev/null | grep -v "^notice" | { ! grep .; }
+'
+
+test_done

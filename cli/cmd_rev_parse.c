@@ -147,7 +147,7 @@ static int lookup(struct rp *rp, struct fgit_oid *oid, const char *spec, int *wh
 	struct fgit_revparse_info info = FGIT_REVPARSE_INFO_INIT;
 	int r;
 
-	if (strstr(spec, "@{") || spec[0] == ':' || strstr(spec, "^{/"))
+	if (strstr(spec, "@{") || !strncmp(spec, ":/", 2) || strstr(spec, "^{/"))
 		die_unimplemented("rev-parse", spec);
 	r = fgit_revparse_ext(oid, &info, rp->repo, spec);
 	*why = info.why;

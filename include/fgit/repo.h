@@ -87,8 +87,9 @@ int fgit_repo_refdb(struct fgit_refdb **out, struct fgit_repo *repo);
  * <rev>~N, <rev>^N, <rev>^{type}, <rev>^{}, <rev>:<path> (a path starting
  * with "./" or "../" is relative to fgit_repo_prefix()).  Abbreviated ids
  * under ~, ^N, ^{commit} look at commits (and tags) only, under :<path>
- * at tree-ish objects, as git disambiguates.  Not yet: :<path> in the
- * index, @{...}, ^{/regex} (FGIT_ERROR, "not implemented").
+ * at tree-ish objects, as git disambiguates.  :<path> and :<n>:<path> look
+ * in the index ($GIT_INDEX_FILE or <git dir>/index).  Not yet: @{...},
+ * ^{/regex}, :/regex (FGIT_ERROR, "not implemented").
  *
  * Errors: FGIT_ENOTFOUND (no such revision; no message needed),
  * FGIT_EAMBIGUOUS ("short object ID <hex> is ambiguous"), FGIT_EINVALID

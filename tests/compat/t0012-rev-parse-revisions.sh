@@ -101,7 +101,24 @@ test_expect_success '--all, --branches, --tags, --remotes, --show-object-format'
 test_expect_success 'options not built yet are refused, not echoed' '
 	(cd repo && rc=0; "$FGIT" rev-parse --git-path x >/dev/null 2>&1 || rc=$?; [ $rc = 129 ] &&
 	 rc=0; "$FGIT" rev-parse HEAD@{1} >/dev/null 2>&1 || rc=$?; [ $rc = 129 ] &&
-	 rc=0; "$FGIT" rev-parse :a >/dev/null 2>&1 || rc=$?; [ $rc = 129 ])'
+	 rc=0; "$FGIT" rev-parse :/one >/dev/null 2>&1 || rc=$?; [ $rc = 129 ])'
+index_paths()
+{
+	for r in :a :d/b :nonexist :untracked :0:a :1:a :2:a :3:d/b :./a :d :4:a :./d/b; do
+		for o in "" --verify "--verify -q" --short; do
+			compare_fail_or_ok rev-parse $o "$r" || return 1
+		done
+	done
+}
+
+test_expect_success ':<path> and :<stage>:<path> in the index' '
+	(cd repo && echo new >untracked && index_paths &&
+	 cd d && compare rev-parse :./b :../a && compare_fail rev-parse :b && rm ../untracked) &&
+	git init -q conflict && (cd conflict && echo a >f && git add f && git commit -q -m a &&
+	 git checkout -q -b o && echo b >f && git commit -q -am b && git checkout -q main &&
+	 echo c >f && git commit -q -am c && { git merge o >/dev/null 2>&1; true; } &&
+	 for s in :1:f :2:f :3:f :0:f :f; do compare_fail_or_ok rev-parse $s || exit 1; done &&
+	 GIT_INDEX_FILE=nowhere && export GIT_INDEX_FILE && compare_fail rev-parse :f)'
 test_expect_success 'core.abbrev' '
 	(cd repo && compare -c core.abbrev=10 rev-parse --short HEAD &&
 	 compare -c core.abbrev=no rev-parse --short HEAD)'

@@ -57,6 +57,12 @@ test_expect_success 'core.bare = true with a .git directory' '
 	git -C repo config core.bare true &&
 	(cd repo && all_opts) && (cd repo/a && all_opts) &&
 	git -C repo config core.bare false'
+test_expect_success 'setup reads core.bare/core.worktree from the repository file only' '
+	(cd repo && compare -c core.bare rev-parse --is-bare-repository --show-toplevel &&
+	 compare -c Core.Bare=TRUE rev-parse --is-bare-repository &&
+	 compare -c core.worktree=/tmp rev-parse --show-toplevel) &&
+	git config --global core.bare true && (cd repo && all_opts); rc=$?;
+	git config --global --unset core.bare; [ $rc = 0 ]'
 test_expect_success 'git --bare' '(cd repo && compare --bare rev-parse --is-bare-repository --git-dir)'
 test_expect_success 'GIT_CEILING_DIRECTORIES' '
 	(cd ceil/d/e &&

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "fgit/quote.h"
 #include "odb_setup.h"
 #include "fgit/buf.h"
 #include "fgit/object.h"
@@ -53,34 +54,10 @@ static void out_write(const void *p, size_t n)
 /* Name quoted as git's quote_c_style does with core.quotePath on. */
 static void write_quoted(const char *s, size_t n)
 {
-	static const char esc[] = "\a\b\t\n\v\f\r";
-	static const char letter[] = "abtnvfr";
-	size_t i;
-	int need = 0;
-
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c < 0x20 || c == '"' || c == '\\' || c >= 0x7f)
-			need = 1;
-	}
-	if (!need) {
-		out_write(s, n);
-		return;
-	}
-	putchar('"');
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		const char *e = c ? strchr(esc, c) : NULL;
-		if (e)
-			printf("\\%c", letter[e - esc]);
-		else if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			printf("\\%03o", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
+	struct fgit_buf b = FGIT_BUF_INIT;
+	fgit_quote_c_style(&b, s, n, 1);
+	out_write(b.ptr, b.len);
+	fgit_buf_release(&b);
 }
 
 static int pretty_tree(const void *buf, size_t len)

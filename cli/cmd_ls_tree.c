@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "fgit/quote.h"
 #include "fgit/buf.h"
 #include "fgit/config.h"
 #include "fgit/object.h"
@@ -77,71 +78,6 @@ static int opt_abbrev(const struct cli_option *opt, const char *arg, int unset)
 	return 0;
 }
 
-/* git's quote_c_style: only when needed. */
-static void add_quoted(struct fgit_buf *b, const char *s, int quote_path)
-{
-	const unsigned char *p;
-	int need = 0;
-
-	for (p = (const unsigned char *)s; *p; p++)
-		if (*p < 0x20 || *p == '"' || *p == '\\' || *p == 0x7f || (*p >= 0x80 && quote_path))
-			need = 1;
-	if (!need) {
-		fgit_buf_adds(b, s);
-		return;
-	}
-	fgit_buf_addch(b, '"');
-	for (p = (const unsigned char *)s; *p; p++) {
-		switch (*p) {
-		case '\a': fgit_buf_adds(b, "\\a"); break;
-		case '\b': fgit_buf_adds(b, "\\b"); break;
-		case '\t': fgit_buf_adds(b, "\\t"); break;
-		case '\n': fgit_buf_adds(b, "\\n"); break;
-		case '\v': fgit_buf_adds(b, "\\v"); break;
-		case '\f': fgit_buf_adds(b, "\\f"); break;
-		case '\r': fgit_buf_adds(b, "\\r"); break;
-		case '"': fgit_buf_adds(b, "\\\""); break;
-		case '\\': fgit_buf_adds(b, "\\\\"); break;
-		default:
-			if (*p < 0x20 || *p == 0x7f || (*p >= 0x80 && quote_path))
-				fgit_buf_addf(b, "\\%03o", *p);
-			else
-				fgit_buf_addch(b, *p);
-		}
-	}
-	fgit_buf_addch(b, '"');
-}
-
-/* path relative to prefix ("d/"), as git's relative_path(): "../x", "./". */
-static void add_relative(struct fgit_buf *b, const char *path, const char *prefix)
-{
-	const char *p = prefix, *in = path;
-	size_t ups = 0;
-
-	/* skip the components both share */
-	while (*p) {
-		const char *slash = strchr(p, '/');
-		size_t n = slash ? (size_t)(slash - p) : strlen(p);
-		if (strncmp(in, p, n) || (in[n] != '/' && in[n] != '\0'))
-			break;
-		in += n;
-		p += n + (slash ? 1 : 0);
-		if (*in == '/') {
-			in++;
-		} else {
-			break;	/* path is this directory or an ancestor of the rest */
-		}
-	}
-	for (; *p; p++)
-		if (*p == '/')
-			ups++;
-	while (ups--)
-		fgit_buf_adds(b, "../");
-	fgit_buf_adds(b, in);
-	if (!b->len)
-		fgit_buf_adds(b, "./");
-}
-
 static void add_name(struct ls *ls, struct fgit_buf *b, const char *path)
 {
 	struct fgit_buf rel = FGIT_BUF_INIT;
@@ -149,11 +85,11 @@ static void add_name(struct ls *ls, struct fgit_buf *b, const char *path)
 	if (ls->full_name || !*ls->prefix)
 		fgit_buf_adds(&rel, path);
 	else
-		add_relative(&rel, path, ls->prefix);
+		fgit_relative_path(&rel, path, ls->prefix);
 	if (ls->nul)
 		fgit_buf_add(b, rel.ptr, rel.len);
 	else
-		add_quoted(b, rel.ptr, ls->quote_path);
+		fgit_quote_c_style(b, rel.ptr, rel.len, ls->quote_path);
 	fgit_buf_release(&rel);
 }
 

@@ -214,6 +214,8 @@ def write_checks(outdir, groups, conds):
       sha1dc_ubc_scalar.inc: uses uint32_t W[80], sets uint32_t mask.
       sha1dc_ubc_avx512.inc: uses __m512i W[80] and __mmask16 lanes,
                              sets __mmask16 alive[32].
+      sha1dc_ubc_avx2.inc:   uses __m256i W[80] and unsigned lanes (8 bits),
+                             sets unsigned alive[32].
     """
     order = sorted(groups.items(), key=lambda kv: kv[1])
     per_dv = {}
@@ -248,6 +250,23 @@ def write_checks(outdir, groups, conds):
                     o.write("\tbad = _mm512_ternarylogic_epi32(bad, T%d, "
                             "_mm512_set1_epi32((int)0x%08xu), 0xf2);\n" % (g, m1))
             o.write("\talive[%d] = _mm512_mask_testn_epi32_mask(lanes, bad, bad);\n}\n" % n)
+    # AVX2: 8 lanes, no ternary logic or rotate instructions.
+    with open(outdir + "/x86/sha1dc_ubc_avx2.inc", "w") as o:
+        o.write(hdr)
+        for (i, j, r), g in order:
+            rot = "W[%d]" % j if r == 0 else "ROL256(W[%d], %d)" % (j, r)
+            o.write("const __m256i T%d = _mm256_xor_si256(W[%d], %s);\n" % (g, i, rot))
+        for n in sorted(per_dv):
+            o.write("{\n\t__m256i bad = _mm256_setzero_si256();\n")
+            for (g, m0, m1) in per_dv[n]:
+                if m0:
+                    o.write("\tbad = _mm256_or_si256(bad, _mm256_and_si256(T%d, "
+                            "_mm256_set1_epi32((int)0x%08xu)));\n" % (g, m0))
+                if m1:
+                    o.write("\tbad = _mm256_or_si256(bad, _mm256_andnot_si256(T%d, "
+                            "_mm256_set1_epi32((int)0x%08xu)));\n" % (g, m1))
+            o.write("\talive[%d] = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps("
+                    "_mm256_cmpeq_epi32(bad, _mm256_setzero_si256()))) & lanes;\n}\n" % n)
 
 
 if __name__ == '__main__':

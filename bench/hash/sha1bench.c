@@ -15,6 +15,10 @@
  * detecting paths to plain SHA-NI, and the detector's counters.
  *
  * usage: sha1bench [MiB] [runs] [variant,variant,...]
+ *        sha1bench ticks
+ * The second form times each single-thread variant on 1024 blocks (64 KiB,
+ * in cache) 300 times and prints the fastest, in TSC ticks per 64-byte
+ * block: on a loaded machine the minimum is the least disturbed figure.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,25 +52,29 @@ enum { PLAIN_SHANI, PLAIN_PORTABLE, DC_PORTABLE, DC_FAST1, DC_FAST2, OBJ_PLAIN, 
 static const char *names[NVAR] = { "plain-shani", "plain-portable", "dc-portable",
 				   "dc-fast-1t", "dc-fast-2t", "obj1k-plain", "obj1k-dc" };
 
-/* The buffer as 1 KiB blobs; h receives the XOR of all ids (for a check). */
+/*
+ * The buffer as blobs of obj_size bytes (1 KiB, or SHA1BENCH_OBJ_SIZE); h
+ * receives the XOR of all ids (for a check).
+ */
+static size_t obj_size = 1024;
 static void objects(uint32_t h[5], const unsigned char *buf, size_t len, int detect)
 {
 	size_t off;
 	memset(h, 0, 20);
-	for (off = 0; off + 1024 <= len; off += 1024) {
+	for (off = 0; off + obj_size <= len; off += obj_size) {
 		unsigned char raw[20];
 		struct fgit_oid oid;
 		int i;
 		if (detect) {
-			fgit_hash_object(&oid, FGIT_HASH_SHA1, FGIT_OBJ_BLOB, buf + off, 1024);
+			fgit_hash_object(&oid, FGIT_HASH_SHA1, FGIT_OBJ_BLOB, buf + off, obj_size);
 			memcpy(raw, oid.hash, 20);
 		} else {
 			struct fgit_hash_ctx c;
 			char hdr[32];
-			int n = fgit_object_header(hdr, sizeof(hdr), FGIT_OBJ_BLOB, 1024);
+			int n = fgit_object_header(hdr, sizeof(hdr), FGIT_OBJ_BLOB, obj_size);
 			fgit_checksum_init(&c, FGIT_HASH_SHA1);
 			fgit_checksum_update(&c, hdr, n);
-			fgit_checksum_update(&c, buf + off, 1024);
+			fgit_checksum_update(&c, buf + off, obj_size);
 			fgit_checksum_final(raw, &c);
 		}
 		for (i = 0; i < 20; i++)
@@ -74,9 +82,58 @@ static void objects(uint32_t h[5], const unsigned char *buf, size_t len, int det
 	}
 }
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+static int ticks(void)
+{
+	size_t nb = 1024, i;
+	unsigned char *buf = malloc(64 * nb);
+	const char *label[] = { "plain-shani", "plain-portable", "dc-portable",
+				"dc-fast (avx512)", "dc-fast (avx2)", "dc-fast (scalar check)" };
+	const char *check[] = { NULL, NULL, NULL, "avx512", "avx2", "scalar" };
+	int v, r;
+
+	if (!buf)
+		return 1;
+	for (i = 0; i < 64 * nb; i++)
+		buf[i] = (unsigned char)(i * 2654435761u >> 11);
+	fgit_sha1dc_set_threads(0);
+	printf("TSC ticks per 64-byte block, best of 300 runs over 64 KiB in cache\n");
+	for (v = 0; v < 6; v++) {
+		unsigned long long best = ~0ULL;
+		if ((v == 0 || v >= 3) && !fgit_sha1_have_shani())
+			continue;
+		if (check[v] && fgit_sha1dc_force_check(check[v]))
+			continue;
+		for (r = 0; r < 300; r++) {
+			uint32_t h[5] = { 0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476, 0xc3d2e1f0 };
+			unsigned long long t0 = __rdtsc(), t;
+			switch (v) {
+			case 0: fgit_sha1_blocks_shani(h, buf, nb); break;
+			case 1: fgit_sha1_blocks_portable(h, buf, nb); break;
+			case 2: fgit_sha1dc_blocks_portable(h, buf, nb); break;
+			default: fgit_sha1dc_blocks_fast(h, buf, nb); break;
+			}
+			t = __rdtsc() - t0;
+			if (t < best)
+				best = t;
+		}
+		printf("%-24s %7.1f\n", label[v], (double)best / nb);
+	}
+	fgit_sha1dc_force_check("best");
+	free(buf);
+	return 0;
+}
+#else
+static int ticks(void)
+{
+	return 1;
+}
+#endif
+
 int main(int argc, char **argv)
 {
-	size_t mib = argc > 1 ? strtoul(argv[1], NULL, 10) : 1024;
+	size_t mib = argc < 2 ? 1024 : strcmp(argv[1], "ticks") ? strtoul(argv[1], NULL, 10) : 1;
 	int runs = argc > 2 ? atoi(argv[2]) : 5, r, v;
 	size_t len = mib << 20, i;
 	unsigned char *buf = malloc(len);
@@ -91,7 +148,13 @@ int main(int argc, char **argv)
 	for (v = 0; v < NVAR; v++)
 		want[v] = !only || strstr(only, names[v]) != NULL;
 
-	if (!buf || runs < 1 || runs > 64) {
+	if (argc > 1 && !strcmp(argv[1], "ticks")) {
+		free(buf);
+		return ticks();
+	}
+	if (getenv("SHA1BENCH_OBJ_SIZE"))
+		obj_size = strtoul(getenv("SHA1BENCH_OBJ_SIZE"), NULL, 10);
+	if (!buf || runs < 1 || runs > 64 || obj_size < 1) {
 		fprintf(stderr, "usage: sha1bench [MiB] [runs<=64]\n");
 		return 1;
 	}
@@ -140,7 +203,8 @@ int main(int argc, char **argv)
 			memcpy(digest[v], h, sizeof(h));
 		}
 	}
-	printf("buffer %zu MiB random, %d runs each (interleaved)\n", mib, runs);
+	printf("buffer %zu MiB random, %d runs each (interleaved); obj1k-* use %zu-byte blobs\n",
+	       mib, runs, obj_size);
 	printf("wall-clock throughput, and throughput per CPU-second of the calling thread\n"
 	       "(best run: least disturbed by other load on the machine)\n");
 	printf("%-15s %10s %10s %10s %14s\n", "variant", "median", "min", "max", "cpu-best");

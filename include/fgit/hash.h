@@ -9,8 +9,18 @@
  *    and index files, which name nothing.
  *
  * The implementation is picked once at first use (SHA extensions where the
- * CPU has them, portable C otherwise).  Contexts are plain values owned by
- * the caller; all functions are thread-safe.
+ * CPU has them, portable C otherwise; FGIT_SHA1_IMPL=portable|shani forces
+ * one).  Contexts are plain values owned by the caller; all functions are
+ * thread-safe.
+ *
+ * Detection (lib/hash/sha1dc.c) is counter-cryptanalysis as in git's
+ * sha1dc: the digest is always the plain SHA-1; a block that is half of a
+ * known-style collision attack makes fgit_objname_final() return
+ * FGIT_ECOLLISION with git's message.  Speed: with SHA-NI and AVX-512 about
+ * 0.6 of plain SHA-NI on one core; one fgit_objname_update() of 4 MiB or
+ * more also uses a helper thread (projected ~0.95 of plain with two free
+ * cores, from per-thread CPU time; see bench/RESULTS-hash.md;
+ * FGIT_SHA1DC_THREADS=0 turns it off), so hash big inputs in big pieces.
  */
 #ifndef FGIT_HASH_H
 #define FGIT_HASH_H
@@ -20,23 +30,32 @@
 #include "oid.h"
 #include "object.h"
 
+/* Caller-owned; fields are private (layout may grow). */
 struct fgit_hash_ctx {
 	int algo;
 	unsigned int detect;		/* collision detection on */
 	uint64_t total;			/* bytes hashed */
 	uint32_t h[8];			/* chaining value */
-	unsigned char block[64];	/* pending partial block */
+	unsigned char block[1024];	/* pending bytes (16 blocks) */
 	unsigned int used;		/* bytes in block */
 	int collision;			/* set when an attack was detected */
 };
 
-/* Object-name hashing (detecting). */
+/*
+ * Object-name hashing (detecting).  fgit_objname_init() starts a raw
+ * detecting hash (no object header): tests hash the published collision
+ * files with it.
+ */
 void fgit_objname_init(struct fgit_hash_ctx *c, int algo);
 /* Start an object name: hashes the "<type> <size>\0" header. */
 void fgit_objname_init_header(struct fgit_hash_ctx *c, int algo,
 			      enum fgit_object_type type, uint64_t size);
 void fgit_objname_update(struct fgit_hash_ctx *c, const void *data, size_t len);
-/* 0, or FGIT_ECOLLISION (error message set, naming the hash). */
+/*
+ * Writes the digest to out and returns 0, or FGIT_ECOLLISION with the
+ * message "SHA-1 appears to be part of a collision attack: <hex>" (git's
+ * die() text; out still holds the digest).
+ */
 int fgit_objname_final(struct fgit_oid *out, struct fgit_hash_ctx *c);
 
 /* Name of an object held in memory: hash of header + data. */

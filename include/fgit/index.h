@@ -113,19 +113,25 @@ struct fgit_index_load_opts {
 /*
  * Read and validate an index file: header, every entry's bounds and name,
  * extensions; with FGIT_INDEX_LOAD_VERIFY also the sort order and checksum.
- * Errors (message in git's words where
- * git has one):
- *   FGIT_ENOTFOUND  the file does not exist (unless MISSING_OK);
- *   FGIT_EINVALID   corrupt: "bad signature 0x%08x", "bad index version %d",
- *                   "bad index file sha1 signature", "index file smaller
- *                   than expected", "index file corrupt", "unordered stage
- *                   entries in index", "index uses %.4s extension, which we
- *                   do not understand", ...  For the first three git prints
- *                   "error: <that>" then "fatal: index file corrupt"; see
- *                   fgit_index_error_is_hdr().
- *   FGIT_ERROR      I/O errors ("<path>: index file open failed: ...").
- * opts may be NULL (defaults).  Thread-safe (uses its own threads when
- * opts->threads allows).
+ * A split index is resolved against opts->shared_index_dir.  Errors, in
+ * git's words where git has them:
+ *   FGIT_ENOTFOUND  the file (or the shared index) does not exist (unless
+ *                   MISSING_OK): "<path>: index file open failed: <errno>";
+ *   FGIT_EINVALID   "bad signature 0x%08x", "bad index version %d",
+ *                   "bad index file sha1 signature", "index uses %.4s
+ *                   extension, which we do not understand" (for these four
+ *                   git prints "error: <message>" then "fatal: index file
+ *                   corrupt": see fgit_index_error_is_hdr()); "<path>: index
+ *                   file smaller than expected", "index file corrupt" (an
+ *                   entry or extension running past the end, where git
+ *                   would read out of bounds), "unknown index entry format
+ *                   0x%08x", "unordered stage entries in index", "multiple
+ *                   stage entries for merged file '%s'", "unordered stage
+ *                   entries for '%s'", "broken index, expect %s in %s, got
+ *                   %s", "corrupt link extension ...";
+ *   FGIT_ERROR      other I/O errors; FGIT_ENOMEM.
+ * opts may be NULL (defaults).  Thread-safe; uses up to opts->threads
+ * threads of its own.
  */
 int fgit_index_load(struct fgit_index **out, const char *path,
 		    const struct fgit_index_load_opts *opts);
@@ -133,8 +139,8 @@ int fgit_index_load(struct fgit_index **out, const char *path,
 /*
  * After fgit_index_load() failed on this thread: nonzero when git reports
  * the failure as "error: <message>" followed by "fatal: index file corrupt"
- * (bad signature, bad version, bad checksum), zero when git says only
- * "fatal: <message>".
+ * (bad signature, bad version, bad checksum, unknown required extension),
+ * zero when git says only "fatal: <message>".
  */
 int fgit_index_error_is_hdr(void);
 
@@ -192,11 +198,26 @@ int fgit_index_find_any_stage(size_t *out, const struct fgit_index *idx,
  * replaces the entry with the same path and stage; adding a stage-0 entry
  * removes stages 1-3 of that path (recording them in resolve-undo, as git
  * does).  The cache tree is invalidated along the path and the untracked
- * cache dropped.  FGIT_EINVALID ("invalid path '%s'") for a path git's
+ * cache dropped.  A path that would be both a file and a directory is
+ * refused (see fgit_index_add_ex()).  FGIT_EINVALID ("invalid path '%s'") for a path git's
  * verify_path() refuses (empty, ".", ".." or ".git" component, leading or
  * trailing slash) or stage > 3; FGIT_ENOMEM.
  */
 int fgit_index_add(struct fgit_index *idx, struct fgit_index_entry *e);
+
+enum fgit_index_add_flags {
+	/* Remove the entries that make e's path both a file and a directory. */
+	FGIT_INDEX_ADD_OK_TO_REPLACE = 1 << 0,
+	/* Do not look for such entries at all (git's ADD_CACHE_SKIP_DFCHECK). */
+	FGIT_INDEX_ADD_SKIP_DFCHECK = 1 << 1,
+};
+/*
+ * fgit_index_add() with flags.  Without OK_TO_REPLACE or SKIP_DFCHECK, a
+ * path that would be both a file and a directory at its stage ("a" next to
+ * "a/b") is refused: FGIT_EEXISTS, "'%s' appears as both a file and as a
+ * directory" (git's words).
+ */
+int fgit_index_add_ex(struct fgit_index *idx, struct fgit_index_entry *e, unsigned int flags);
 
 /*
  * Bulk building (read-tree, add of a whole tree): append e without keeping
@@ -249,6 +270,12 @@ void fgit_index_invalidate_path(struct fgit_index *idx, const char *path);
 int fgit_index_cache_tree_set(struct fgit_index *idx, const char *dir,
 			      int entry_count, int subtree_count,
 			      const struct fgit_oid *oid);
+/*
+ * Remove the node of directory dir (not "") and everything under it, as
+ * git's cache_tree_update drops subtrees of directories that are gone.
+ * FGIT_ENOTFOUND when there is no such node.
+ */
+int fgit_index_cache_tree_remove(struct fgit_index *idx, const char *dir);
 /* Drop the whole cache tree. */
 void fgit_index_cache_tree_clear(struct fgit_index *idx);
 
@@ -282,6 +309,15 @@ const char *fgit_index_ignored_extension(const struct fgit_index *idx, size_t i)
 /* Was the index loaded from a split index (link extension)? */
 int fgit_index_was_split(const struct fgit_index *idx);
 
+/*
+ * Has the index been modified through this API since it was loaded or last
+ * written (git's cache_changed, for SKIP_IF_UNCHANGED writes)?  Changes
+ * made through fgit_index_get_mut() are not seen: call
+ * fgit_index_mark_changed() after them.
+ */
+int fgit_index_is_changed(const struct fgit_index *idx);
+void fgit_index_mark_changed(struct fgit_index *idx);
+
 /* ---- writing ---- */
 
 struct fgit_index_write_opts {
@@ -302,24 +338,39 @@ struct fgit_index_write_opts {
 	unsigned int flags;		/* enum fgit_index_write_flags */
 	/* With FGIT_INDEX_WRITE_SPLIT: the git dir; NULL: the index's dir. */
 	const char *shared_index_dir;
+	/*
+	 * splitIndex.sharedIndexExpire: after writing a new shared index, the
+	 * other sharedindex.* files last modified at or before this time (Unix
+	 * seconds) are deleted, as git does; 0 = never; -1 = git's default,
+	 * two weeks ago.
+	 */
+	int64_t shared_index_expire;
+	/*
+	 * splitIndex.maxPercentChange: a new shared index is written when
+	 * more than this percentage of the entries are not in the current
+	 * one; -1 = git's default, 20; 0 = always; 100 = never.
+	 */
+	int split_max_percent;
 };
 enum fgit_index_write_flags {
 	/* Do not write the TREE extension (git's drop_cache_tree). */
 	FGIT_INDEX_WRITE_NO_CACHE_TREE = 1 << 0,
 	/*
-	 * core.splitIndex: write every entry to a new shared index
-	 * "sharedindex.<its checksum>" (no TREE/REUC/UNTR, as git) and the
-	 * index itself as a front with no entries and a link to it, which is
-	 * what git writes when it decides on a new shared index.
-	 * NEEDSWORK: git reuses the old shared index until
-	 * splitIndex.maxPercentChange (20%) of the entries changed, writing
-	 * only the changed ones in the front; old sharedindex.* files are left
-	 * for git to expire (splitIndex.sharedIndexExpire).
+	 * core.splitIndex.  When the index was loaded from a split index and
+	 * its shared index is still there, only what changed goes into the
+	 * index file (entries that differ from the shared ones or are racy,
+	 * nameless, then new entries; delete and replace bitmaps), as git
+	 * does; otherwise, or past split_max_percent, all entries go to a new
+	 * "sharedindex.<checksum>" (no TREE/REUC/UNTR) and the index file has
+	 * none, byte for byte what `git update-index --split-index` writes.
+	 * NEEDSWORK: the incremental front is valid for git but not always
+	 * the same bytes (git's EWAH encoding, its racy bookkeeping), and git
+	 * freshens the shared index's mtime, which we do not.
 	 */
 	FGIT_INDEX_WRITE_SPLIT = 1 << 1,
 };
 #define FGIT_INDEX_WRITE_OPTS_VERSION 1
-#define FGIT_INDEX_WRITE_OPTS_INIT { FGIT_INDEX_WRITE_OPTS_VERSION, 0, -1, -1, -1, 0, 0, NULL }
+#define FGIT_INDEX_WRITE_OPTS_INIT { FGIT_INDEX_WRITE_OPTS_VERSION, 0, -1, -1, -1, 0, 0, NULL, -1, -1 }
 
 /*
  * Serialise the index into buf-like memory: *out (malloc'd, caller frees)
@@ -330,6 +381,11 @@ int fgit_index_serialize(unsigned char **out, size_t *len, struct fgit_index *id
 			 const struct fgit_index_write_opts *opts);
 
 /*
+ * Racily clean entries: before writing, git smudges (sets size to 0) each
+ * entry that fgit_index_entry_is_racy() and whose file no longer matches
+ * its id, so a later stat cannot pass it as clean.  The library does not
+ * look at files: the caller (lib/worktree) does that before writing.
+ *
  * Write the index to path through "<path>.lock" (created O_EXCL, written,
  * renamed into place; not fsync'd, as git with core.fsync unset).
  * FGIT_ELOCKED when the lock is held, message in git's words:

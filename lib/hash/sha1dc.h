@@ -43,12 +43,6 @@ extern const struct fgit_sha1dc_cond fgit_sha1dc_conds[FGIT_SHA1DC_NCONDS];
 /* Expand a 64-byte block (big-endian words) into W[0..79]. */
 void fgit_sha1dc_expand(uint32_t W[80], const unsigned char *block);
 
-/*
- * The conditions sorted by DV, single-bit ones first; start[dv] indexes the
- * first of DV dv (start[NDV] = NCONDS).  Built once, thread-safe.
- */
-const struct fgit_sha1dc_cond *fgit_sha1dc_conds_by_dv(unsigned start[FGIT_SHA1DC_NDV + 1]);
-
 /* The unavoidable-bit-condition check: bit n set = DV n must be tested. */
 uint32_t fgit_sha1dc_ubc(const uint32_t W[80]);
 
@@ -80,11 +74,17 @@ int fgit_sha1dc_fast_available(void);
  */
 void fgit_sha1dc_set_threads(int on);
 /*
- * The vectorised UBC check alone, for tests: masks of cnt (1..16) blocks
- * into masks[0..15] (lanes >= cnt must come out 0).  -1 when this CPU has
- * no AVX-512 (or the lanes beyond cnt were not clear).
+ * The fast path's UBC check alone, for tests: masks of cnt (1..16) blocks
+ * into masks[0..15] (lanes >= cnt come out 0), with the check chosen for
+ * this CPU or forced by fgit_sha1dc_force_check().  -1 without SHA-NI/x86.
  */
 int fgit_sha1dc_ubc_multi(uint32_t *masks, const unsigned char *data, unsigned cnt);
+/*
+ * Tests only: make the fast path use the "avx512", "avx2" or "scalar"
+ * check, or the "best" this CPU has (FGIT_SHA1DC_CHECK in the environment
+ * does the same at startup).  -1 if the CPU lacks it.
+ */
+int fgit_sha1dc_force_check(const char *name);
 
 /* The detecting block function chosen with the plain one (see sha1.h). */
 fgit_sha1dc_blocks_fn fgit_sha1dc_blocks(void);

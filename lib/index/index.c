@@ -133,6 +133,7 @@ int fgit_index_new(struct fgit_index **out, int algo)
 void fgit_index_clear(struct fgit_index *idx)
 {
 	size_t i;
+	idx->changed = 1;
 	/* Loaded entries go with their arenas: only visit them if some were added. */
 	if (idx->heap_entries)
 		for (i = 0; i < idx->nr; i++)
@@ -272,6 +273,7 @@ int fgit_index_find_any_stage(size_t *out, const struct fgit_index *idx,
 
 static void untr_drop(struct fgit_index *idx)
 {
+	idx->changed = 1;
 	free(idx->untr);
 	idx->untr = NULL;
 	idx->untr_len = 0;
@@ -335,7 +337,56 @@ static int path_ok(const char *p)
 	}
 }
 
+/*
+ * git's D/F check: would e make a path both a file and a directory at its
+ * stage?  With replace, the entries in the way are removed instead.
+ */
+static int df_conflict(struct fgit_index *idx, const struct fgit_index_entry *e, int replace)
+{
+	size_t pos, len;
+	int ret;
+
+	/* a leading directory of e is a file */
+	for (len = 0; len < e->path_len; len++) {
+		if (e->path[len] != '/')
+			continue;
+		if (!fgit_index_find(&pos, idx, e->path, len, e->stage)) {
+			if (!replace)
+				return 1;
+			if ((ret = fgit_index_remove_at(idx, pos)) < 0)
+				return ret;
+		}
+	}
+	/* e is a directory of existing entries: "<path>/..." */
+	fgit_index_find(&pos, idx, e->path, e->path_len, e->stage);
+	while (pos < idx->nr) {
+		const struct fgit_index_entry *x = idx->entries[pos];
+		if (x->path_len <= e->path_len || memcmp(x->path, e->path, e->path_len))
+			break;
+		if (x->path[e->path_len] < '/') {
+			pos++;	/* "a-b", "a.c" sort between "a" and "a/" */
+			continue;
+		}
+		if (x->path[e->path_len] > '/')
+			break;
+		if (x->stage != e->stage) {
+			pos++;
+			continue;
+		}
+		if (!replace)
+			return 1;
+		if ((ret = fgit_index_remove_at(idx, pos)) < 0)
+			return ret;
+	}
+	return 0;
+}
+
 int fgit_index_add(struct fgit_index *idx, struct fgit_index_entry *e)
+{
+	return fgit_index_add_ex(idx, e, 0);
+}
+
+int fgit_index_add_ex(struct fgit_index *idx, struct fgit_index_entry *e, unsigned int flags)
 {
 	size_t pos;
 	int ret;
@@ -348,6 +399,14 @@ int fgit_index_add(struct fgit_index *idx, struct fgit_index_entry *e)
 	if (e->stage > 3) {
 		ret = fgit_error_set(FGIT_EINVALID, "invalid stage %u for '%s'",
 				     e->stage, e->path);
+		index_entry_release(e);
+		return ret;
+	}
+	if (!(flags & FGIT_INDEX_ADD_SKIP_DFCHECK) &&
+	    (ret = df_conflict(idx, e, flags & FGIT_INDEX_ADD_OK_TO_REPLACE))) {
+		if (ret > 0)
+			ret = fgit_error_set(FGIT_EEXISTS,
+					     "'%s' appears as both a file and as a directory", e->path);
 		index_entry_release(e);
 		return ret;
 	}
@@ -491,12 +550,14 @@ int fgit_index_has_cache_tree(const struct fgit_index *idx)
 
 void fgit_index_invalidate_path(struct fgit_index *idx, const char *path)
 {
+	idx->changed = 1;
 	if (idx->tree)
 		ct_invalidate(idx->tree, path);
 }
 
 void fgit_index_cache_tree_clear(struct fgit_index *idx)
 {
+	idx->changed = 1;
 	ct_free(idx->tree);
 	idx->tree = NULL;
 }
@@ -530,6 +591,7 @@ const struct fgit_index_reuc *fgit_index_reuc_lookup(const struct fgit_index *id
 
 void fgit_index_reuc_clear(struct fgit_index *idx)
 {
+	idx->changed = 1;
 	reuc_release(&idx->reuc);
 }
 
@@ -552,6 +614,16 @@ void fgit_index_untracked_cache_drop(struct fgit_index *idx)
 const char *fgit_index_ignored_extension(const struct fgit_index *idx, size_t i)
 {
 	return i < idx->ignored_nr ? idx->ignored[i] : NULL;
+}
+
+int fgit_index_is_changed(const struct fgit_index *idx)
+{
+	return idx->changed;
+}
+
+void fgit_index_mark_changed(struct fgit_index *idx)
+{
+	idx->changed = 1;
 }
 
 int fgit_index_was_split(const struct fgit_index *idx)

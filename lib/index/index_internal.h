@@ -63,6 +63,9 @@ struct fgit_index {
 	int was_split;
 	unsigned int load_threads;
 	int unsorted;			/* fgit_index_append() since the last sort */
+	int changed;			/* modified since loaded or written */
+	int has_base;			/* split: base_oid names our shared index */
+	unsigned char base_oid[FGIT_MAX_RAWSZ];
 	char (*ignored)[5];		/* unknown optional extensions dropped */
 	size_t ignored_nr;
 };

@@ -244,6 +244,7 @@ int fgit_index_cache_tree_set(struct fgit_index *idx, const char *dir,
 {
 	struct ct_node *n;
 
+	idx->changed = 1;
 	if (!idx->tree && !(idx->tree = ct_new("", 0)))
 		return fgit_error_set(FGIT_ENOMEM, "out of memory");
 	n = ct_walk(idx->tree, dir, 1);
@@ -253,5 +254,28 @@ int fgit_index_cache_tree_set(struct fgit_index *idx, const char *dir,
 	n->entry_count = entry_count < 0 ? -1 : entry_count;
 	if (entry_count >= 0 && oid)
 		n->oid = *oid;
+	return 0;
+}
+
+int fgit_index_cache_tree_remove(struct fgit_index *idx, const char *dir)
+{
+	const char *slash = strrchr(dir, '/');
+	struct fgit_buf parent = FGIT_BUF_INIT;
+	struct ct_node *p;
+	const char *name = slash ? slash + 1 : dir;
+	long pos;
+
+	if (!*dir || !idx->tree)
+		return FGIT_ENOTFOUND;
+	if (slash && fgit_buf_add(&parent, dir, slash - dir) < 0)
+		return FGIT_ENOMEM;
+	p = ct_walk(idx->tree, parent.ptr, 0);
+	fgit_buf_release(&parent);
+	if (!p || (pos = ct_pos(p, name, strlen(name))) < 0)
+		return FGIT_ENOTFOUND;
+	ct_free(p->down[pos]);
+	memmove(p->down + pos, p->down + pos + 1, (p->nr - pos - 1) * sizeof(*p->down));
+	p->nr--;
+	idx->changed = 1;
 	return 0;
 }

@@ -9,11 +9,14 @@
  * The file is built in memory and written with one write() to
  * "<index>.lock", then renamed over the index.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "fgit/buf.h"
 #include "fgit/common.h"
@@ -124,12 +127,19 @@ static int ext_header(struct fgit_buf *out, struct fgit_hash_ctx *eoie,
 enum ser_mode {
 	SER_FULL,
 	SER_SHARED,	/* all entries, no TREE/REUC/UNTR (git's WRITE_NO_EXTENSION) */
-	SER_FRONT,	/* no entries, a link to `link` with empty bitmaps */
+	SER_FRONT,	/* the entries of `front`, then its link extension */
+};
+
+/* A split front: its entries (replaced ones first, nameless) and link payload. */
+struct front {
+	struct fgit_index_entry **entries;
+	size_t nr;
+	struct fgit_buf link;
 };
 
 static int serialize(unsigned char **out, size_t *outlen, struct fgit_index *idx,
 		     const struct fgit_index_write_opts *opts, enum ser_mode mode,
-		     const unsigned char *link, unsigned char *sum_out);
+		     const struct front *fr, unsigned char *sum_out);
 
 int fgit_index_serialize(unsigned char **out, size_t *outlen, struct fgit_index *idx,
 			 const struct fgit_index_write_opts *opts)
@@ -139,8 +149,9 @@ int fgit_index_serialize(unsigned char **out, size_t *outlen, struct fgit_index 
 
 static int serialize(unsigned char **out, size_t *outlen, struct fgit_index *idx,
 		     const struct fgit_index_write_opts *opts, enum ser_mode mode,
-		     const unsigned char *link, unsigned char *sum_out)
+		     const struct front *fr, unsigned char *sum_out)
 {
+	struct fgit_index_entry **list = mode == SER_FRONT ? fr->entries : idx->entries;
 	static const struct fgit_index_write_opts defaults = FGIT_INDEX_WRITE_OPTS_INIT;
 	struct fgit_buf b = FGIT_BUF_INIT, ext = FGIT_BUF_INIT;
 	struct fgit_hash_ctx ctx, eoie_ctx, *eoie = NULL;
@@ -164,17 +175,15 @@ static int serialize(unsigned char **out, size_t *outlen, struct fgit_index *idx
 	version = opts->index_version ? opts->index_version : idx->version ? idx->version : 2;
 	if (version < 2 || version > 4)
 		return fgit_error_set(FGIT_EINVALID, "bad index version %u", version);
-	nr = mode == SER_FRONT ? 0 : idx->nr;
-	for (i = 0; i < idx->nr; i++) {
-		const struct fgit_index_entry *e = idx->entries[i];
+	nr = mode == SER_FRONT ? fr->nr : idx->nr;
+	for (i = 0; i < nr; i++) {
+		const struct fgit_index_entry *e = list[i];
 		if (e->flags & (FGIT_INDEX_SKIP_WORKTREE | FGIT_INDEX_INTENT_TO_ADD))
 			extended = 1;
 		if (fgit_oid_is_zero(&e->oid))
 			return fgit_error_set(FGIT_EINVALID, "cache entry has null sha1: %s",
 					      e->path);
 	}
-	if (mode == SER_FRONT)
-		extended = 0;
 	if (version == 2 || version == 3)
 		version = extended ? 3 : 2;
 
@@ -214,7 +223,7 @@ static int serialize(unsigned char **out, size_t *outlen, struct fgit_index *idx
 
 	block_start = b.len;
 	for (i = 0; i < nr; i++) {
-		const struct fgit_index_entry *e = idx->entries[i];
+		const struct fgit_index_entry *e = list[i];
 		if (ieot && i && i % per_block == 0) {
 			ieot[2 * ieot_nr] = (uint32_t)block_start;
 			ieot[2 * ieot_nr + 1] = (uint32_t)block_count;
@@ -257,14 +266,8 @@ static int serialize(unsigned char **out, size_t *outlen, struct fgit_index *idx
 			goto out;
 	}
 	if (mode == SER_FRONT) {
-		/* git: base id, then empty delete and replace bitmaps */
-		static const unsigned char empty_ewah[20] = { 0, 0, 0, 0, 0, 0, 0, 1 };
-		fgit_buf_reset(&ext);
-		if ((ret = fgit_buf_add(&ext, link, rawsz)) < 0 ||
-		    (ret = fgit_buf_add(&ext, empty_ewah, sizeof(empty_ewah))) < 0 ||
-		    (ret = fgit_buf_add(&ext, empty_ewah, sizeof(empty_ewah))) < 0 ||
-		    (ret = ext_header(&b, eoie, "link", ext.len)) < 0 ||
-		    (ret = fgit_buf_add(&b, ext.ptr, ext.len)) < 0)
+		if ((ret = ext_header(&b, eoie, "link", fr->link.len)) < 0 ||
+		    (ret = fgit_buf_add(&b, fr->link.ptr, fr->link.len)) < 0)
 			goto out;
 	}
 	if (mode == SER_SHARED)
@@ -332,6 +335,32 @@ static int write_all(int fd, const unsigned char *data, size_t len)
 	return 0;
 }
 
+/* git's clean_shared_index_files(): expire the other sharedindex.* files. */
+static void clean_shared(const char *dir, const char *keep_hex, int64_t expire)
+{
+	struct fgit_buf path = FGIT_BUF_INIT;
+	struct dirent *de;
+	DIR *d;
+
+	if (expire == -1)
+		expire = (int64_t)time(NULL) - 14 * 24 * 3600;
+	if (!expire || !(d = opendir(dir)))
+		return;
+	while ((de = readdir(d)) != NULL) {
+		struct stat st;
+		if (strncmp(de->d_name, "sharedindex.", 12) || !strcmp(de->d_name + 12, keep_hex))
+			continue;
+		fgit_buf_reset(&path);
+		if (fgit_buf_addf(&path, "%s/%s", dir, de->d_name) < 0)
+			break;
+		/* NEEDSWORK: git warns "unable to unlink: %s"; we stay silent */
+		if (!stat(path.ptr, &st) && (int64_t)st.st_mtime <= expire)
+			unlink(path.ptr);
+	}
+	closedir(d);
+	fgit_buf_release(&path);
+}
+
 /* Write the shared index for a split write; its checksum into sum. */
 static int write_shared(struct fgit_index *idx, const char *path,
 			const struct fgit_index_write_opts *opts, unsigned char *sum)
@@ -375,6 +404,7 @@ static int write_shared(struct fgit_index *idx, const char *path,
 		unlink(tmp.ptr);
 		goto out;
 	}
+	clean_shared(dir.ptr, hex, opts->shared_index_expire);
 	ret = 0;
 out:
 	if (fd >= 0) {
@@ -387,6 +417,160 @@ out:
 	fgit_buf_release(&dir);
 	fgit_buf_release(&tmp);
 	fgit_buf_release(&dst);
+	return ret;
+}
+
+/*
+ * EWAH-encode the sorted bit positions: for each stretch, a run-length word
+ * (run of zero words, then the number of literal words) and the literals.
+ * Any such encoding reads back the same in git.
+ */
+static int ewah_encode(struct fgit_buf *out, const size_t *bits, size_t n)
+{
+	size_t nw = n ? bits[n - 1] / 64 + 1 : 0, i, k, rlw_pos = 0;
+	uint64_t *w = calloc(nw ? nw : 1, sizeof(*w)), *o;
+	size_t on = 0;
+	unsigned char t[8];
+	int ret = 0;
+
+	o = calloc(2 * nw + 1, sizeof(*o));
+	if (!w || !o) {
+		free(w);
+		free(o);
+		return FGIT_ENOMEM;
+	}
+	for (i = 0; i < n; i++)
+		w[bits[i] / 64] |= (uint64_t)1 << (bits[i] % 64);
+	if (!nw)
+		o[on++] = 0;
+	for (i = 0; i < nw;) {
+		uint64_t run = 0, lit = 0;
+		size_t start;
+		while (i < nw && !w[i] && run < 0xffffffffu) {
+			run++;
+			i++;
+		}
+		start = i;
+		while (i < nw && w[i] && lit < 0x7fffffffu) {
+			lit++;
+			i++;
+		}
+		rlw_pos = on;
+		o[on++] = run << 1 | lit << 33;
+		for (k = 0; k < lit; k++)
+			o[on++] = w[start + k];
+	}
+	if (on > UINT32_MAX || add_be32(out, n ? (uint32_t)(bits[n - 1] + 1) : 0) < 0 ||
+	    add_be32(out, (uint32_t)on) < 0)
+		ret = FGIT_ENOMEM;
+	for (i = 0; !ret && i < on; i++) {
+		put_be32(t, (uint32_t)(o[i] >> 32));
+		put_be32(t + 4, (uint32_t)o[i]);
+		if (fgit_buf_add(out, t, 8) < 0)
+			ret = FGIT_ENOMEM;
+	}
+	if (!ret && add_be32(out, (uint32_t)rlw_pos) < 0)
+		ret = FGIT_ENOMEM;
+	free(w);
+	free(o);
+	return ret;
+}
+
+static int same_data(const struct fgit_index_entry *a, const struct fgit_index_entry *b)
+{
+	return a->ctime_sec == b->ctime_sec && a->ctime_nsec == b->ctime_nsec &&
+	       a->mtime_sec == b->mtime_sec && a->mtime_nsec == b->mtime_nsec &&
+	       a->dev == b->dev && a->ino == b->ino && a->mode == b->mode &&
+	       a->uid == b->uid && a->gid == b->gid && a->size == b->size &&
+	       fgit_oid_equal(&a->oid, &b->oid) &&
+	       (a->flags & FGIT_INDEX_ONDISK_FLAGS) == (b->flags & FGIT_INDEX_ONDISK_FLAGS);
+}
+
+static void front_release(struct front *fr, size_t nameless)
+{
+	size_t i;
+	for (i = 0; i < nameless; i++)
+		free(fr->entries[i]);
+	free(fr->entries);
+	fgit_buf_release(&fr->link);
+}
+
+/*
+ * Compare idx with its shared index `base` (both sorted): 1 and *fr filled
+ * when a front against base is the way to write, 0 when a new shared index
+ * is due (splitIndex.maxPercentChange), negative on error.
+ */
+static int build_front(struct front *fr, size_t *nameless, struct fgit_index *idx,
+		       const struct fgit_index *base, const struct fgit_index_write_opts *opts)
+{
+	size_t i = 0, j = 0, ndel = 0, nrep = 0, nnew = 0, k;
+	size_t *del = NULL, *rep = NULL;
+	struct fgit_index_entry **added = NULL;
+	int max = opts->split_max_percent < 0 ? 20 : opts->split_max_percent, ret = 0;
+
+	if (max == 0)
+		return 0;
+	del = malloc((base->nr + 1) * sizeof(*del));
+	rep = malloc((base->nr + 1) * sizeof(*rep));
+	added = malloc((idx->nr + 1) * sizeof(*added));
+	fr->entries = malloc((idx->nr + 1) * sizeof(*fr->entries));
+	if (!del || !rep || !added || !fr->entries) {
+		ret = FGIT_ENOMEM;
+		goto out;
+	}
+	while (i < idx->nr || j < base->nr) {
+		const struct fgit_index_entry *e = i < idx->nr ? idx->entries[i] : NULL;
+		const struct fgit_index_entry *b = j < base->nr ? base->entries[j] : NULL;
+		int c = !e ? 1 : !b ? -1 :
+			index_entry_cmp(e->path, e->path_len, e->stage, b->path, b->path_len, b->stage);
+		if (c < 0) {
+			added[nnew++] = idx->entries[i++];
+		} else if (c > 0) {
+			del[ndel++] = j++;
+		} else {
+			/*
+			 * Changed entries go to the front; so do racy ones,
+			 * where their stat data can be smudged, and those the
+			 * front already replaced when it was read (git keeps
+			 * CE_UPDATE_IN_BASE on them).
+			 */
+			if (!same_data(e, b) || fgit_index_entry_is_racy(idx, e) ||
+			    (e->internal & ENTRY_FROM_BASE)) {
+				struct fgit_index_entry *n = malloc(sizeof(*n) + 1);
+				if (!n) {
+					ret = FGIT_ENOMEM;
+					goto out;
+				}
+				memcpy(n, e, offsetof(struct fgit_index_entry, path_len));
+				n->path_len = 0;
+				n->path[0] = '\0';
+				fr->entries[nrep] = n;
+				rep[nrep++] = j;
+				*nameless = nrep;
+			}
+			i++;
+			j++;
+		}
+	}
+	if (max != 100 && (uint64_t)idx->nr * max < (uint64_t)nnew * 100) {
+		ret = 0;
+		goto out;
+	}
+	for (k = 0; k < nnew; k++)
+		fr->entries[nrep + k] = added[k];
+	fr->nr = nrep + nnew;
+	if (fgit_buf_add(&fr->link, idx->base_oid, fgit_hash_rawsz(idx->algo)) < 0 ||
+	    ewah_encode(&fr->link, del, ndel) < 0 || ewah_encode(&fr->link, rep, nrep) < 0) {
+		ret = FGIT_ENOMEM;
+		goto out;
+	}
+	ret = 1;
+out:
+	if (ret == FGIT_ENOMEM)
+		fgit_error_set(FGIT_ENOMEM, "out of memory");
+	free(del);
+	free(rep);
+	free(added);
 	return ret;
 }
 
@@ -405,8 +589,65 @@ int fgit_index_write(struct fgit_index *idx, const char *path,
 	if ((ret = index_lock_acquire(&lk, path)) < 0)
 		return ret;
 	if (opts->flags & FGIT_INDEX_WRITE_SPLIT) {
-		if ((ret = write_shared(idx, path, opts, sum)) < 0 ||
-		    (ret = serialize(&data, &len, idx, opts, SER_FRONT, sum, idx->checksum)) < 0)
+		struct front fr = { NULL, 0, FGIT_BUF_INIT };
+		size_t nameless = 0;
+		int incremental = 0;
+
+		if ((ret = fgit_index_sort(idx)) < 0)
+			goto fail;
+		if (idx->has_base) {
+			struct fgit_index_load_opts lo = FGIT_INDEX_LOAD_OPTS_INIT;
+			struct fgit_buf bp = FGIT_BUF_INIT;
+			struct fgit_index *base = NULL;
+			struct fgit_oid oid;
+			char hex[FGIT_MAX_HEXSZ + 1];
+			const char *slash = strrchr(path, '/');
+
+			fgit_oid_from_raw(&oid, idx->base_oid, idx->algo);
+			fgit_oid_to_hex(hex, &oid);
+			if (opts->shared_index_dir)
+				ret = fgit_buf_addf(&bp, "%s/sharedindex.%s", opts->shared_index_dir, hex);
+			else if (slash)
+				ret = fgit_buf_addf(&bp, "%.*s/sharedindex.%s", (int)(slash - path), path, hex);
+			else
+				ret = fgit_buf_addf(&bp, "sharedindex.%s", hex);
+			lo.algo = idx->algo;
+			lo.threads = 1;
+			/* a shared index gone or unreadable: write a new one */
+			if (!ret && !fgit_index_load(&base, bp.ptr, &lo) &&
+			    !memcmp(base->checksum, idx->base_oid, fgit_hash_rawsz(idx->algo)))
+				incremental = build_front(&fr, &nameless, idx, base, opts);
+			fgit_index_free(base);
+			fgit_buf_release(&bp);
+			if (incremental < 0) {
+				ret = incremental;
+				front_release(&fr, nameless);
+				goto fail;
+			}
+			if (!incremental) {
+				front_release(&fr, nameless);
+				memset(&fr, 0, sizeof(fr));
+				nameless = 0;
+			}
+		}
+		if (!incremental) {
+			static const unsigned char empty_ewah[20] = { 0, 0, 0, 0, 0, 0, 0, 1 };
+			if ((ret = write_shared(idx, path, opts, sum)) < 0) {
+				front_release(&fr, nameless);
+				goto fail;
+			}
+			fgit_buf_add(&fr.link, sum, fgit_hash_rawsz(idx->algo));
+			fgit_buf_add(&fr.link, empty_ewah, sizeof(empty_ewah));
+			if ((ret = fgit_buf_add(&fr.link, empty_ewah, sizeof(empty_ewah))) < 0) {
+				front_release(&fr, nameless);
+				goto fail;
+			}
+			memcpy(idx->base_oid, sum, fgit_hash_rawsz(idx->algo));
+			idx->has_base = 1;
+		}
+		ret = serialize(&data, &len, idx, opts, SER_FRONT, &fr, idx->checksum);
+		front_release(&fr, nameless);
+		if (ret < 0)
 			goto fail;
 	} else if ((ret = fgit_index_serialize(&data, &len, idx, opts)) < 0) {
 		goto fail;
@@ -422,6 +663,7 @@ int fgit_index_write(struct fgit_index *idx, const char *path,
 	if ((ret = index_lock_commit(&lk)) < 0)
 		goto out;
 	idx->have_file = 1;
+	idx->changed = 0;
 	idx->mtime_sec = (uint32_t)st.st_mtim.tv_sec;
 	idx->mtime_nsec = (uint32_t)st.st_mtim.tv_nsec;
 	goto out;

@@ -285,3 +285,35 @@ TEST(sha1, shani_states_match_reference)
 	}
 #endif
 }
+
+TEST(sha1, objname_split_updates_vs_openssl)
+{
+	/*
+	 * Detecting contexts buffer up to 1 KiB: updates of every kind of size
+	 * around 64 and 1024, with header, against OpenSSL.
+	 */
+	static unsigned char buf[5000];
+	static const size_t cuts[] = { 1, 10, 63, 64, 65, 1000, 1023, 1024, 1025, 2047, 3000 };
+	unsigned char want[20];
+	struct fgit_hash_ctx c;
+	struct fgit_oid oid;
+	size_t k, i, j, n;
+
+	fill(buf, sizeof(buf));
+	for (k = 0; k < 2; k++) {
+		if (fgit_sha1_impl_force(impls[k]))
+			continue;
+		for (n = 0; n < sizeof(buf); n += 1 + n / 3) {
+			SHA1(buf, n, want);
+			for (i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
+				fgit_objname_init(&c, FGIT_HASH_SHA1);
+				for (j = 0; j < n; j += cuts[i])
+					fgit_objname_update(&c, buf + j, j + cuts[i] > n ? n - j : cuts[i]);
+				CHECK(fgit_objname_final(&oid, &c) == 0);
+				CHECK_MSG(!memcmp(oid.hash, want, 20), "%s len %zu chunk %zu",
+					  fgit_sha1_impl_name(impls[k]), n, cuts[i]);
+			}
+		}
+	}
+	fgit_sha1_impl_force(fgit_sha1_have_shani() ? FGIT_SHA1_SHANI : FGIT_SHA1_PORTABLE);
+}

@@ -234,29 +234,44 @@ TEST(sha1dc, ubc_flags_some_random_blocks)
 	CHECK(st.detected == 0);
 }
 
+static const char *checks[] = { "avx512", "avx2", "scalar" };
+
 TEST(sha1dc, vector_check_equals_scalar)
 {
-	/* Every lane count, random blocks: the same masks as the scalar check. */
+	/*
+	 * Every lane count, random blocks, each check this CPU has: the same
+	 * masks as the portable scalar check.
+	 */
 	static unsigned char buf[64 * 16 * 64];
 	uint32_t masks[16], W[80];
-	unsigned cnt, b, round, flagged = 0;
+	unsigned cnt, b, round, flagged = 0, k, ran = 0;
 
 	fill(buf, sizeof(buf));
-	for (round = 0; round < 64; round++) {
-		for (cnt = 1; cnt <= 16; cnt++) {
-			const unsigned char *p = buf + 64 * 16 * round;
-			if (fgit_sha1dc_ubc_multi(masks, p, cnt) < 0) {
-				CHECK_MSG(!fgit_sha1dc_fast_available() || 1, "no AVX-512");
-				return;
-			}
-			for (b = 0; b < cnt; b++) {
-				fgit_sha1dc_expand(W, p + 64 * b);
-				CHECK_MSG(masks[b] == fgit_sha1dc_ubc(W), "round %u cnt %u block %u",
-					  round, cnt, b);
-				flagged += masks[b] != 0;
+	for (k = 0; k < 3; k++) {
+		if (fgit_sha1dc_force_check(checks[k]))
+			continue;
+		ran++;
+		for (round = 0; round < 64; round++) {
+			for (cnt = 1; cnt <= 16; cnt++) {
+				const unsigned char *p = buf + 64 * 16 * round;
+				CHECK(fgit_sha1dc_ubc_multi(masks, p, cnt) == 0);
+				for (b = 0; b < 16; b++) {
+					uint32_t want = 0;
+					if (b < cnt) {
+						fgit_sha1dc_expand(W, p + 64 * b);
+						want = fgit_sha1dc_ubc(W);
+					}
+					CHECK_MSG(masks[b] == want, "%s: round %u cnt %u block %u",
+						  checks[k], round, cnt, b);
+					flagged += masks[b] != 0;
+				}
 			}
 		}
 	}
+	fgit_sha1dc_force_check("best");
+	if (!fgit_sha1dc_fast_available())
+		return;
+	CHECK(ran >= 2);
 	CHECK(flagged > 0);
 }
 
@@ -286,18 +301,27 @@ TEST(sha1dc, fast_equals_portable_flagged_blocks)
 	struct fgit_sha1dc_stats st;
 	int threads;
 
+	unsigned k;
+
 	CHECK(p);
 	if (!fgit_sha1dc_fast_available()) {
 		free(p);
 		return;
 	}
 	fill(buf, sizeof(buf));
-	for (n = 1; n <= 40; n++) {
-		int a = blocks_digest(fgit_sha1dc_blocks_portable, h1, buf, n);
-		int b = blocks_digest(fgit_sha1dc_blocks_fast, h2, buf, n);
-		CHECK(a == 0 && b == 0);
-		CHECK_MSG(!memcmp(h1, h2, sizeof(h1)), "%zu blocks", n);
+	for (k = 0; k < 3; k++) {
+		if (fgit_sha1dc_force_check(checks[k]))
+			continue;
+		for (n = 1; n <= 40; n++) {
+			int a = blocks_digest(fgit_sha1dc_blocks_portable, h1, buf, n);
+			int b = blocks_digest(fgit_sha1dc_blocks_fast, h2, buf, n);
+			if (a || b || memcmp(h1, h2, sizeof(h1))) {
+				free(p);
+				CHECK_MSG(0, "%s: %zu blocks", checks[k], n);
+			}
+		}
 	}
+	fgit_sha1dc_force_check("best");
 	fill(p, big);
 	for (threads = 0; threads < 2; threads++) {
 		fgit_sha1dc_set_threads(threads);
@@ -335,14 +359,105 @@ TEST(sha1dc, detected_in_big_stream)
 	memcpy(p, f, len & ~(size_t)63);
 	free(f);
 	CHECK(blocks_digest(fgit_sha1dc_blocks_portable, h1, p, big / 64) == 1);
-	for (threads = 0; threads < 2 && fgit_sha1dc_fast_available(); threads++) {
-		fgit_sha1dc_set_threads(threads);
+	for (threads = 0; threads < 6 && fgit_sha1dc_fast_available(); threads++) {
+		if (fgit_sha1dc_force_check(checks[threads / 2]))
+			continue;
+		fgit_sha1dc_set_threads(threads % 2);
 		if (blocks_digest(fgit_sha1dc_blocks_fast, h2, p, big / 64) != 1 ||
 		    memcmp(h1, h2, sizeof(h1))) {
 			free(p);
-			CHECK_MSG(0, "fast path (threads %d) missed it", threads);
+			CHECK_MSG(0, "fast path (%s, threads %d) missed it",
+				  checks[threads / 2], threads % 2);
 		}
 	}
+	fgit_sha1dc_force_check("best");
 	fgit_sha1dc_set_threads(-1);
 	free(p);
+}
+
+/*
+ * Union-find with parity over the 80 x 32 message bits: each condition of
+ * DV dv says bit a ^ bit b = v.  Then write a solution into W.
+ */
+static int uf_parent[80 * 32], uf_parity[80 * 32];
+
+static int uf_find(int x, int *par)
+{
+	int p = 0;
+	while (uf_parent[x] != x) {
+		p ^= uf_parity[x];
+		x = uf_parent[x];
+	}
+	*par = p;
+	return x;
+}
+
+static void satisfy(uint32_t W[80], unsigned dv)
+{
+	unsigned n, x, k;
+
+	for (k = 0; k < 80 * 32; k++) {
+		uf_parent[k] = (int)k;
+		uf_parity[k] = 0;
+	}
+	for (n = 0; n < FGIT_SHA1DC_NCONDS; n++) {
+		const struct fgit_sha1dc_cond *c = &fgit_sha1dc_conds[n];
+		const struct fgit_sha1dc_group *g = &fgit_sha1dc_groups[c->group];
+		if (c->dv != dv)
+			continue;
+		for (x = 0; x < 32; x++) {
+			uint32_t bit = 1u << x;
+			int a, b, pa, pb, v;
+			if (!((c->must0 | c->must1) & bit))
+				continue;
+			/* T bit x = W[i] bit x ^ W[j] bit (x - r). */
+			v = (c->must1 & bit) != 0;
+			a = uf_find((int)(g->i * 32 + x), &pa);
+			b = uf_find((int)(g->j * 32 + ((x - g->r) & 31)), &pb);
+			if (a != b) {
+				uf_parent[a] = b;
+				uf_parity[a] = pa ^ pb ^ v;
+			}
+		}
+	}
+	/* Roots keep their random value; every other bit follows its root. */
+	for (k = 0; k < 80 * 32; k++) {
+		int p, r = uf_find((int)k, &p);
+		uint32_t rootbit = W[r / 32] >> (r % 32) & 1;
+		uint32_t want = rootbit ^ (uint32_t)p;
+		W[k / 32] = (W[k / 32] & ~(1u << (k % 32))) | want << (k % 32);
+	}
+}
+
+TEST(sha1dc, generated_check_equals_table)
+{
+	/*
+	 * The straight-line check (generated code) against the condition table
+	 * read one entry at a time, on random W and on W made to satisfy
+	 * every condition of one DV (so each DV's bit is seen set).
+	 */
+	uint32_t W[80];
+	unsigned round, n;
+	unsigned char blk[64];
+
+	for (round = 0; round < 2000 + 32; round++) {
+		uint32_t want = ~0u, T[FGIT_SHA1DC_NGROUPS];
+		fill(blk, sizeof(blk));
+		fgit_sha1dc_expand(W, blk);
+		if (round >= 2000)
+			satisfy(W, round - 2000);
+		for (n = 0; n < FGIT_SHA1DC_NGROUPS; n++) {
+			const struct fgit_sha1dc_group *g = &fgit_sha1dc_groups[n];
+			uint32_t r = g->r ? W[g->j] << g->r | W[g->j] >> (32 - g->r) : W[g->j];
+			T[n] = W[g->i] ^ r;
+		}
+		for (n = 0; n < FGIT_SHA1DC_NCONDS; n++) {
+			const struct fgit_sha1dc_cond *c = &fgit_sha1dc_conds[n];
+			if ((T[c->group] & c->must0) | (~T[c->group] & c->must1))
+				want &= ~(1u << c->dv);
+		}
+		CHECK_MSG(fgit_sha1dc_ubc(W) == want, "round %u", round);
+		if (round >= 2000)
+			CHECK_MSG(want & (1u << (round - 2000)), "DV %u not satisfiable", round - 2000);
+	}
 }

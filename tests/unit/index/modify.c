@@ -24,7 +24,7 @@ static struct fgit_index_entry *mk(const char *path, unsigned stage, const char 
 TEST(index_modify, sorted_insert_and_lookup)
 {
 	struct fgit_index *idx = NULL;
-	static const char *paths[] = { "b", "a/c", "a", "a-b", "a/b", "ab", "c/d/e" };
+	static const char *paths[] = { "b", "a/c", "a.", "a-b", "a/b", "ab", "c/d/e" };
 	size_t i, pos;
 
 	CHECK(fgit_index_new(&idx, FGIT_HASH_SHA1) == 0);
@@ -33,8 +33,8 @@ TEST(index_modify, sorted_insert_and_lookup)
 	CHECK(fgit_index_entrycount(idx) == 7);
 	for (i = 1; i < 7; i++)
 		CHECK(strcmp(fgit_index_get(idx, i - 1)->path, fgit_index_get(idx, i)->path) < 0);
-	CHECK(!strcmp(fgit_index_get(idx, 0)->path, "a"));
-	CHECK(!strcmp(fgit_index_get(idx, 1)->path, "a-b"));
+	CHECK(!strcmp(fgit_index_get(idx, 0)->path, "a-b"));
+	CHECK(!strcmp(fgit_index_get(idx, 1)->path, "a."));
 	CHECK(!strcmp(fgit_index_get(idx, 2)->path, "a/b"));
 	CHECK(fgit_index_find(&pos, idx, "a/b", 3, 0) == 0 && pos == 2);
 	CHECK(fgit_index_find(&pos, idx, "a/bb", 4, 0) == FGIT_ENOTFOUND && pos == 3);
@@ -66,6 +66,31 @@ TEST(index_modify, sorted_insert_and_lookup)
 		CHECK(fgit_index_add(idx, mk("a/.git2/..x", 0, NULL)) == 0);
 	}
 	CHECK(fgit_index_remove_at(idx, 99) == FGIT_ENOTFOUND);
+	fgit_index_free(idx);
+}
+
+TEST(index_modify, file_directory_conflicts)
+{
+	struct fgit_index *idx = NULL;
+
+	CHECK(fgit_index_new(&idx, FGIT_HASH_SHA1) == 0);
+	CHECK(fgit_index_add(idx, mk("a/b/c", 0, NULL)) == 0);
+	CHECK(fgit_index_add(idx, mk("a-b", 0, NULL)) == 0);
+	CHECK(fgit_index_add(idx, mk("a", 0, NULL)) == FGIT_EEXISTS);
+	CHECK(!strcmp(fgit_error_last(), "'a' appears as both a file and as a directory"));
+	CHECK(fgit_index_add(idx, mk("a/b", 0, NULL)) == FGIT_EEXISTS);
+	CHECK(fgit_index_add(idx, mk("a/b/c/d", 0, NULL)) == FGIT_EEXISTS);
+	CHECK(fgit_index_add(idx, mk("a/b", 2, NULL)) == 0);	/* other stage: no conflict */
+	/* stage 0 without the check: allowed, and it resolves the stage-2 entry */
+	CHECK(fgit_index_add_ex(idx, mk("a/b", 0, NULL), FGIT_INDEX_ADD_SKIP_DFCHECK) == 0);
+	CHECK(fgit_index_entrycount(idx) == 3 && !fgit_index_lookup(idx, "a/b", 2));
+	CHECK(fgit_index_remove_path(idx, "a/b") == 0);
+	/* replacing: the file in the way goes */
+	CHECK(fgit_index_add_ex(idx, mk("a/b/c/d", 0, NULL), FGIT_INDEX_ADD_OK_TO_REPLACE) == 0);
+	CHECK(!fgit_index_lookup(idx, "a/b/c", 0) && fgit_index_lookup(idx, "a/b/c/d", 0));
+	CHECK(fgit_index_add_ex(idx, mk("a", 0, NULL), FGIT_INDEX_ADD_OK_TO_REPLACE) == 0);
+	CHECK(fgit_index_entrycount(idx) == 2);
+	CHECK(fgit_index_lookup(idx, "a", 0) && fgit_index_lookup(idx, "a-b", 0));
 	fgit_index_free(idx);
 }
 
@@ -199,6 +224,12 @@ TEST(index_modify, cache_tree_api)
 	CHECK(fgit_index_cache_tree_get(&n, &s, NULL, idx, "x/y") == 0 && n == -1);
 	fgit_index_invalidate_path(idx, "x/y");	/* a file named like the dir: subtree goes */
 	CHECK(fgit_index_cache_tree_get(&n, &s, NULL, idx, "x/y") == FGIT_ENOTFOUND);
+	CHECK(fgit_index_cache_tree_set(idx, "x/z/w", 1, 0, &oid) == 0);
+	CHECK(fgit_index_cache_tree_remove(idx, "x/z") == 0);
+	CHECK(fgit_index_cache_tree_get(&n, &s, NULL, idx, "x") == 0 && s == 0);
+	CHECK(fgit_index_cache_tree_remove(idx, "x/z") == FGIT_ENOTFOUND);
+	CHECK(fgit_index_cache_tree_remove(idx, "x") == 0);
+	CHECK(fgit_index_cache_tree_get(&n, &s, NULL, idx, "") == 0 && s == 0);
 	fgit_index_free(idx);
 }
 
@@ -210,6 +241,7 @@ TEST(index_modify, lock_held)
 	CHECK(setup());
 	fgit_buf_addf(&p, "%s/.git/index", dir);
 	CHECK(fgit_index_load(&idx, p.ptr, NULL) == 0);
+	CHECK(!fgit_index_is_changed(idx));
 	CHECK(fgit_buf_read_file(&before, p.ptr) == 0);
 	CHECK(sh("touch '%s.lock'", p.ptr) == 0);
 	CHECK(fgit_index_add(idx, mk("zz", 0, NULL)) == 0);
@@ -220,7 +252,9 @@ TEST(index_modify, lock_held)
 	CHECK(before.len == after.len && !memcmp(before.ptr, after.ptr, before.len));
 	CHECK(sh("test -f '%s.lock' && rm '%s.lock'", p.ptr, p.ptr) == 0);
 	/* and once free, the write goes through and git agrees */
+	CHECK(fgit_index_is_changed(idx));
 	CHECK(fgit_index_write(idx, p.ptr, NULL) == 0);
+	CHECK(!fgit_index_is_changed(idx));
 	CHECK(sh("test ! -f '%s.lock'", p.ptr) == 0);
 	CHECK(capture(&after, "cd '%s' && " GIT " ls-files", dir) == 0);
 	CHECK(!strcmp(after.ptr, "a/b/c\na/b/d\na/e\nf/g\nh\nzz\n"));

@@ -484,7 +484,12 @@ TEST(index_read, split_write_like_git)
 	fgit_buf_addf(&p, "%s/.git/index.fgit", dir);
 	wo.flags = FGIT_INDEX_WRITE_SPLIT;
 	wo.shared_index_dir = g.ptr;
+	/* stale shared indexes expire as in git (default: two weeks) */
+	CHECK(sh("cd '%s/.git' && touch -d '3 weeks ago' sharedindex.1111111111111111111111111111111111111111 && "
+		 "touch -d '1 week ago' sharedindex.2222222222222222222222222222222222222222", dir) == 0);
 	CHECK(fgit_index_write(idx, p.ptr, &wo) == 0);
+	CHECK(sh("cd '%s/.git' && ! test -f sharedindex.1111111111111111111111111111111111111111 && "
+		 "rm sharedindex.2222222222222222222222222222222222222222", dir) == 0);
 	CHECK(sh("cd '%s/.git' && ls sharedindex.* | wc -l | grep -qx 1", dir) == 0);
 	/* git splits the same index: the same shared file, the same front */
 	CHECK(sh("cd '%s' && " GIT " update-index --split-index", dir) == 0);
@@ -502,4 +507,122 @@ TEST(index_read, split_write_like_git)
 	fgit_buf_release(&g);
 	fgit_buf_release(&p);
 	fgit_buf_release(&a);
+}
+
+/* Writing split again: only the changes go to the index file, git reads it. */
+TEST(index_read, split_write_incremental)
+{
+	struct fgit_index *idx = NULL, *back = NULL;
+	struct fgit_index_write_opts wo = FGIT_INDEX_WRITE_OPTS_INIT;
+	struct fgit_buf g = FGIT_BUF_INIT, p = FGIT_BUF_INIT, a = FGIT_BUF_INIT, b = FGIT_BUF_INIT;
+	struct fgit_index_load_opts lo = FGIT_INDEX_LOAD_OPTS_INIT;
+	struct fgit_index_entry *e;
+	size_t i;
+
+	CHECK(setup_repo());
+	CHECK(sh("cd '%s' && sleep 1 && " GIT " update-index --split-index", dir) == 0);
+	fgit_buf_addf(&g, "%s/.git", dir);
+	fgit_buf_addf(&p, "%s/.git/index", dir);
+	lo.shared_index_dir = g.ptr;
+	CHECK(fgit_index_load(&idx, p.ptr, &lo) == 0);
+	CHECK(fgit_index_was_split(idx));
+	/* change one entry, remove one, add one */
+	CHECK(fgit_index_entry_new(&e, "a/x", 3) == 0);
+	*e = *fgit_index_lookup(idx, "a/x", 0);
+	memcpy(e->path, "a/x", 4);
+	e->internal = 0;
+	e->size = 12345;
+	CHECK(fgit_index_add(idx, e) == 0);
+	CHECK(fgit_index_remove_path(idx, "c/z") == 0);
+	CHECK(fgit_index_entry_new(&e, "b/new", 5) == 0);
+	*e = *fgit_index_lookup(idx, "top", 0);
+	memcpy(e->path, "b/new", 6);
+	e->path_len = 5;
+	e->internal = 0;
+	CHECK(fgit_index_add(idx, e) == 0);
+	wo.flags = FGIT_INDEX_WRITE_SPLIT;
+	wo.shared_index_dir = g.ptr;
+	CHECK(fgit_index_write(idx, p.ptr, &wo) == 0);
+	/* no new shared index; git lists what fgit holds */
+	CHECK(sh("cd '%s/.git' && ls sharedindex.* | wc -l | grep -qx 1", dir) == 0);
+	CHECK(capture(&a, "cd '%s' && " GIT " ls-files -s", dir) == 0);
+	fgit_buf_reset(&b);
+	for (i = 0; i < fgit_index_entrycount(idx); i++) {
+		char hex[FGIT_MAX_HEXSZ + 1];
+		const struct fgit_index_entry *x = fgit_index_get(idx, i);
+		fgit_buf_addf(&b, "%06o %s %u\t%s\n", x->mode, fgit_oid_to_hex(hex, &x->oid),
+			      x->stage, x->path);
+	}
+	CHECK_MSG(!strcmp(a.ptr, b.ptr), "git:\n%sfgit:\n%s", a.ptr, b.ptr);
+	CHECK(capture(&a, "cd '%s' && " GIT " ls-files -s --debug | grep -c 'size: 12345'", dir) == 0);
+	CHECK(atoi(a.ptr) == 1);
+	/* fgit reads its own front the way git does (replaced entries marked) */
+	CHECK(same_as_git(&lo, NULL, &back));
+	CHECK(fgit_index_entrycount(back) == 6);
+	fgit_index_free(back);
+	back = NULL;
+	/* past splitIndex.maxPercentChange: a new shared index */
+	wo.split_max_percent = 0;
+	CHECK(fgit_index_write(idx, p.ptr, &wo) == 0);
+	CHECK(sh("cd '%s/.git' && ls sharedindex.* | wc -l | grep -qx 2", dir) == 0);
+	CHECK(same_as_git(&lo, NULL, NULL));
+	/* and git carries on from there */
+	CHECK(sh("cd '%s' && echo more >more && " GIT " add more && " GIT " update-index --no-split-index", dir) == 0);
+	CHECK(capture(&a, "cd '%s' && " GIT " ls-files | tr '\\n' ' '", dir) == 0);
+	CHECK_MSG(!strcmp(a.ptr, "a/b/y a/x b/new link more run top "), "%s", a.ptr);
+	fgit_index_free(idx);
+	fgit_buf_release(&g);
+	fgit_buf_release(&p);
+	fgit_buf_release(&a);
+	fgit_buf_release(&b);
+}
+
+static int split_changes(struct fgit_index *idx)
+{
+	struct fgit_index_entry *e;
+	int ret;
+	if ((ret = fgit_index_entry_new(&e, "a/x", 3)) < 0)
+		return ret;
+	e->mode = 0100644;
+	fgit_oid_from_hex(&e->oid, "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391", FGIT_HASH_SHA1);
+	if ((ret = fgit_index_add(idx, e)) < 0)
+		return ret;
+	if ((ret = fgit_index_entry_new(&e, "b/new", 5)) < 0)
+		return ret;
+	e->mode = 0100644;
+	fgit_oid_from_hex(&e->oid, "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391", FGIT_HASH_SHA1);
+	if ((ret = fgit_index_add(idx, e)) < 0)
+		return ret;
+	return fgit_index_remove_path(idx, "c/z");
+}
+
+/* The same changes by git and by fgit on a split index: the same index file. */
+TEST(index_read, split_write_incremental_like_git)
+{
+	struct fgit_index *idx = NULL;
+	struct fgit_index_write_opts wo = FGIT_INDEX_WRITE_OPTS_INIT;
+	struct fgit_index_load_opts lo = FGIT_INDEX_LOAD_OPTS_INIT;
+	struct fgit_buf g = FGIT_BUF_INIT, p = FGIT_BUF_INIT, q = FGIT_BUF_INIT;
+
+	CHECK(setup_repo());
+	CHECK(sh("cd '%s' && " GIT " hash-object -w --stdin </dev/null >/dev/null && sleep 1 && "
+		 GIT " update-index --split-index && cp .git/index .git/index.orig", dir) == 0);
+	fgit_buf_addf(&g, "%s/.git", dir);
+	fgit_buf_addf(&p, "%s/.git/index.orig", dir);
+	fgit_buf_addf(&q, "%s/.git/index.fgit", dir);
+	lo.shared_index_dir = g.ptr;
+	CHECK(fgit_index_load(&idx, p.ptr, &lo) == 0);
+	CHECK(split_changes(idx) == 0);
+	wo.flags = FGIT_INDEX_WRITE_SPLIT;
+	wo.shared_index_dir = g.ptr;
+	CHECK(fgit_index_write(idx, q.ptr, &wo) == 0);
+	CHECK(sh("cd '%s' && " GIT " update-index --add --cacheinfo 100644,e69de29bb2d1d6434b8b29ae775ad8c2e48c5391,a/x "
+		 "--cacheinfo 100644,e69de29bb2d1d6434b8b29ae775ad8c2e48c5391,b/new --force-remove c/z", dir) == 0);
+	CHECK(sh("cd '%s/.git' && ls sharedindex.* | wc -l | grep -qx 1", dir) == 0);
+	CHECK(sh("cmp '%s/.git/index' '%s' >/dev/null || (cd '%s/.git' && xxd index | tail -12; xxd index.fgit | tail -12; false)",
+		 dir, q.ptr, dir) == 0);
+	fgit_index_free(idx);
+	fgit_buf_release(&g);
+	fgit_buf_release(&p);
+	fgit_buf_release(&q);
 }

@@ -184,8 +184,10 @@ static char *expand_home(const char *p)
 
 static void set_config(const char *path, const char *key, const char *value)
 {
-	if (fgit_config_set_in_file(path, key, value))
-		die_last();
+	if (fgit_config_set_in_file(path, key, value)) {
+		error_last();
+		die("could not set '%s' to '%s'", key, value);
+	}
 }
 
 /* git probes whether the filesystem keeps the executable bit. */
@@ -272,7 +274,7 @@ CLI_CMD(init)
 	}
 
 	head_path = path_join(git_dir, "HEAD");
-	config_path = path_join(git_dir, "config");
+	config_path = path_join(real_git_dir, "config");
 	reinit = access(head_path, R_OK) == 0;
 
 	mkdir_in(git_dir, "refs");
@@ -303,8 +305,10 @@ CLI_CMD(init)
 			die("invalid initial branch name: '%s'", name);
 		fgit_buf_reset(&b);
 		fgit_buf_addf(&b, "ref: refs/heads/%s\n", name);
-		if (fgit_write_file_locked(head_path, b.ptr, b.len, 0))
-			die_last();
+		if (fgit_write_file_locked(head_path, b.ptr, b.len, 0)) {
+			error_last();
+			exit(1);
+		}
 		fgit_buf_release(&b);
 	} else if (branch) {
 		warning("re-init: ignored --initial-branch=%s", branch);

@@ -66,7 +66,7 @@ static int opt_abbrev(const struct cli_option *opt, const char *arg, int unset)
 		return 0;
 	}
 	if (!arg) {
-		abbrev_value = 7;
+		abbrev_value = -1;	/* the repository's default */
 		return 0;
 	}
 	v = strtol(arg, &end, 10);
@@ -351,6 +351,8 @@ CLI_CMD(ls_tree)
 	ls.mode = (enum name_mode)cmdmode_value;
 	ls.abbrev = abbrev_value;
 	ls.repo = cli_repo();
+	if (ls.abbrev < 0)
+		ls.abbrev = fgit_repo_default_abbrev(ls.repo);
 	prefix = fgit_repo_prefix(ls.repo);
 	if (full_tree) {
 		prefix = "";

@@ -87,25 +87,6 @@ static void die_no_single_rev(struct rp *rp)
 	die("Needed a single revision");
 }
 
-static int default_abbrev(struct fgit_repo *repo)
-{
-	const char *v;
-	int n;
-
-	if (fgit_config_get_string(&v, fgit_repo_config(repo), "core.abbrev") == 0 && v) {
-		if (!strcasecmp(v, "auto"))
-			return 7;
-		if (fgit_config_parse_bool(v) == 0 && !isdigit((unsigned char)v[0]))
-			return (int)fgit_hash_hexsz(fgit_repo_algo(repo));
-		if (fgit_config_get_int(&n, fgit_repo_config(repo), "core.abbrev") == 0)
-			return n < 4 ? 4 : n;
-		die_last();
-	}
-	/* NEEDSWORK: git's "auto" grows with the object count (8 digits
-	 * past 16384 objects, ...); fgit uses 7, right for small repositories. */
-	return 7;
-}
-
 static void print_with_type(enum show_type type, const char *s)
 {
 	if (type == SHOW_REVERSED)
@@ -166,7 +147,7 @@ static int lookup(struct rp *rp, struct fgit_oid *oid, const char *spec, int *wh
 	struct fgit_revparse_info info = FGIT_REVPARSE_INFO_INIT;
 	int r;
 
-	if (strstr(spec, "@{") || spec[0] == ':' || strstr(spec, "^{/"))
+	if (strstr(spec, "@{") || !strncmp(spec, ":/", 2) || strstr(spec, "^{/"))
 		die_unimplemented("rev-parse", spec);
 	r = fgit_revparse_ext(oid, &info, rp->repo, spec);
 	*why = info.why;
@@ -330,7 +311,7 @@ static int rev_option(struct rp *rp, const char *arg)
 				n = hexsz;
 			rp->abbrev = (int)n;
 		} else {
-			rp->abbrev = default_abbrev(rp->repo);
+			rp->abbrev = fgit_repo_default_abbrev(rp->repo);
 		}
 	} else if (!strcmp(arg, "--abbrev-ref") || !strncmp(arg, "--abbrev-ref=", 13)) {
 		int warn = 1;
@@ -365,6 +346,63 @@ static int rev_option(struct rp *rp, const char *arg)
 	return 1;
 }
 
+struct ref_show {
+	struct rp *rp;
+	size_t strip;
+};
+
+static int show_reference(const char *name, const struct fgit_oid *oid, unsigned int flags,
+			  void *payload)
+{
+	struct ref_show *rs = payload;
+
+	if (flags & FGIT_REF_BROKEN) {
+		warning((flags & FGIT_REF_SYMBOLIC) ? "ignoring dangling symref %s" :
+			"ignoring broken ref %s", name);
+		return 0;
+	}
+	/* git's per-kind iterators hand out names without their prefix */
+	show_rev(rs->rp, SHOW_NORMAL, oid, name + rs->strip);
+	return 0;
+}
+
+/* --all, --branches, --tags, --remotes; 1 if arg was one. */
+static int ref_option(struct rp *rp, const char *arg)
+{
+	static const struct { const char *opt, *prefix; } kinds[] = {
+		{ "--all", "refs/" }, { "--branches", "refs/heads/" },
+		{ "--tags", "refs/tags/" }, { "--remotes", "refs/remotes/" },
+	};
+	struct ref_show rs = { rp, 0 };
+	struct fgit_refdb *db;
+	size_t i, n;
+
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		n = strlen(kinds[i].opt);
+		if (strncmp(arg, kinds[i].opt, n))
+			continue;
+		if (arg[n] == '=' && i > 0)
+			die_unimplemented("rev-parse", arg);
+		if (arg[n])
+			continue;
+		if (fgit_repo_refdb(&db, rp->repo))
+			die_last();
+		rs.strip = i ? strlen(kinds[i].prefix) : 0;
+		if (fgit_refdb_foreach(db, kinds[i].prefix, show_reference, &rs) < 0)
+			die_last();
+		return 1;
+	}
+	return 0;
+}
+
+/* Options of git's rev-parse fgit does not have yet: refused, not echoed. */
+static const char *const not_yet[] = {
+	"--git-path", "--resolve-git-dir", "--path-format", "--show-superproject-working-tree",
+	"--shared-index-path", "--glob", "--exclude", "--disambiguate", "--since", "--after",
+	"--until", "--before", "--bisect", "--sq", "--not", "--keep-dashdash",
+	"--stop-at-non-option", "--prefix", "--show-ref-format", "--stdin", NULL
+};
+
 CLI_CMD(rev_parse)
 {
 	struct rp rp;
@@ -396,8 +434,20 @@ CLI_CMD(rev_parse)
 				puts(arg);
 			continue;
 		}
-		if (location_option(rp.repo, arg) || rev_option(&rp, arg))
+		if (location_option(rp.repo, arg) || rev_option(&rp, arg) || ref_option(&rp, arg))
 			continue;
+		if (!strcmp(arg, "--show-object-format") || !strncmp(arg, "--show-object-format=", 21)) {
+			puts(fgit_repo_algo(rp.repo) == FGIT_HASH_SHA256 ? "sha256" : "sha1");
+			continue;
+		}
+		{
+			const char *const *p;
+			for (p = not_yet; *p; p++) {
+				size_t n = strlen(*p);
+				if (!strncmp(arg, *p, n) && (!arg[n] || arg[n] == '='))
+					die_unimplemented("rev-parse", *p);
+			}
+		}
 		if (!strcmp(arg, "--default")) {
 			if (++i >= argc)
 				die("--default requires an argument");

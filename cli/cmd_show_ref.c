@@ -36,7 +36,7 @@ static int abbrev_arg(const char *arg, int *out)
 	long v;
 
 	if (!arg) {
-		*out = 7;	/* DEFAULT_ABBREV for small repositories */
+		*out = -1;	/* the repository's default, once it is known */
 		return 0;
 	}
 	v = strtol(arg, &end, 10);
@@ -195,6 +195,8 @@ CLI_CMD(show_ref)
 	s.patterns = argv;
 	s.npatterns = n;
 	s.repo = cli_repo();
+	if (s.abbrev < 0)
+		s.abbrev = fgit_repo_default_abbrev(s.repo);
 	if (fgit_repo_odb(&s.odb, s.repo) || fgit_repo_refdb(&s.db, s.repo))
 		die_last();
 

@@ -127,7 +127,8 @@ char *fgit_config_canonical_key(const char *key);
  * Set key = value in the file at `path` as `git config -f path key value`
  * does: replace the last existing value (value NULL: remove it), else add
  * it to the last section of that name, else append a new section.  The
- * file is rewritten through "<path>.lock".  FGIT_ELOCKED if locked.
+ * file is rewritten through "<path>.lock".  FGIT_ELOCKED if locked
+ * ("could not lock config file <path>: File exists", as git).
  */
 int fgit_config_set_in_file(const char *path, const char *key, const char *value);
 

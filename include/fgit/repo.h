@@ -63,6 +63,14 @@ const char *fgit_repo_git_dir_display(const struct fgit_repo *repo);
 const char *fgit_repo_common_dir_display(const struct fgit_repo *repo);
 int fgit_repo_algo(const struct fgit_repo *repo);
 
+/*
+ * The abbreviation length git uses by default: core.abbrev, or for "auto"
+ * (the default) one growing with the number of packed objects as git's
+ * approximation does (7 up to 16383 objects, 8 up to 2^17-1, ...).
+ * NEEDSWORK: objects in a multi-pack-index are not counted yet.
+ */
+int fgit_repo_default_abbrev(struct fgit_repo *repo);
+
 /* Borrowed; loaded at discovery. */
 struct fgit_config *fgit_repo_config(struct fgit_repo *repo);
 /* Borrowed; opened on first use with options from the config.
@@ -79,8 +87,9 @@ int fgit_repo_refdb(struct fgit_refdb **out, struct fgit_repo *repo);
  * <rev>~N, <rev>^N, <rev>^{type}, <rev>^{}, <rev>:<path> (a path starting
  * with "./" or "../" is relative to fgit_repo_prefix()).  Abbreviated ids
  * under ~, ^N, ^{commit} look at commits (and tags) only, under :<path>
- * at tree-ish objects, as git disambiguates.  Not yet: :<path> in the
- * index, @{...}, ^{/regex} (FGIT_ERROR, "not implemented").
+ * at tree-ish objects, as git disambiguates.  :<path> and :<n>:<path> look
+ * in the index ($GIT_INDEX_FILE or <git dir>/index).  Not yet: @{...},
+ * ^{/regex}, :/regex (FGIT_ERROR, "not implemented").
  *
  * Errors: FGIT_ENOTFOUND (no such revision; no message needed),
  * FGIT_EAMBIGUOUS ("short object ID <hex> is ambiguous"), FGIT_EINVALID

@@ -1255,8 +1255,10 @@ int fgit_config_set_in_file(const char *path, const char *key, const char *value
 	}
 
 	ret = fgit_lockfile_acquire(&lk, path, 0);
-	if (ret)
+	if (ret) {
+		ret = fgit_error_errno(ret, "could not lock config file %s", path);
 		goto out;
+	}
 	ret = fgit_buf_read_file(&old, path);
 	if (ret && errno != ENOENT)
 		goto out;

@@ -24,10 +24,18 @@
 
 #define MAX_SYMREF_DEPTH 5
 
+/*
+ * One packed ref: pointers into the snapshot's copy of the file.  Ids are
+ * converted from hex only when used: a lookup in a 20,000-ref file should
+ * not pay for 40,000 conversions (measured: rev-parse HEAD with 20,000
+ * packed tags: 4.7 ms of CPU before, 2.8-4.5 ms after, git 1.0-1.6 ms;
+ * preliminary, noisy machine).  NEEDSWORK: a binary search over the
+ * sorted file as git does would avoid reading it all.
+ */
 struct packed_ref {
-	char *name;
-	struct fgit_oid oid;
-	struct fgit_oid peeled;
+	const char *name;
+	const char *hex;
+	const char *peeled_hex;		/* NULL: no "^" line */
 	int has_peeled;
 };
 
@@ -107,11 +115,21 @@ static int cmp_packed(const void *a, const void *b)
 
 static int parse_packed(struct packed_snapshot *s, const char *path, size_t size, int algo)
 {
-	size_t hexsz = fgit_hash_hexsz(algo), alloc = 0, lineno = 0;
+	size_t hexsz = fgit_hash_hexsz(algo), alloc = 0, lineno = 0, i;
 	char *p, *end;
+	int sorted = 1;
 
 	p = s->mem;
 	end = s->mem + size;
+	/* one allocation: at most one ref per line */
+	for (alloc = 0, i = 0; i < size; i++)
+		if (s->mem[i] == '\n')
+			alloc++;
+	if (alloc) {
+		s->refs = malloc(alloc * sizeof(*s->refs));
+		if (!s->refs)
+			return fgit_error_set(FGIT_ENOMEM, "out of memory");
+	}
 	while (p < end) {
 		char *nl = memchr(p, '\n', (size_t)(end - p));
 		char *line = p;
@@ -133,32 +151,38 @@ static int parse_packed(struct packed_snapshot *s, const char *path, size_t size
 			if (!s->nr || len != hexsz + 1)
 				goto bad;
 			r = &s->refs[s->nr - 1];
-			if (r->has_peeled || fgit_oid_from_hex(&r->peeled, line + 1, algo))
+			if (r->has_peeled)
 				goto bad;
+			r->peeled_hex = line + 1;
 			r->has_peeled = 1;
 			continue;
 		}
-		if (len < hexsz + 2 || line[hexsz] != ' ' ||
-		    fgit_refname_check(line + hexsz + 1, FGIT_REFNAME_ALLOW_ONELEVEL))
+		if (len < hexsz + 2 || line[hexsz] != ' ' || s->nr >= alloc)
 			goto bad;
-		if (s->nr == alloc) {
-			size_t n = alloc ? 2 * alloc : 64;
-			struct packed_ref *q = realloc(s->refs, n * sizeof(*q));
-			if (!q)
-				return fgit_error_set(FGIT_ENOMEM, "out of memory");
-			s->refs = q;
-			alloc = n;
-		}
-		memset(&s->refs[s->nr], 0, sizeof(s->refs[0]));
-		if (fgit_oid_from_hex(&s->refs[s->nr].oid, line, algo))
-			goto bad;
+		s->refs[s->nr].hex = line;
 		s->refs[s->nr].name = line + hexsz + 1;
+		s->refs[s->nr].peeled_hex = NULL;
+		s->refs[s->nr].has_peeled = 0;
+		if (s->nr && sorted && strcmp(s->refs[s->nr - 1].name, s->refs[s->nr].name) >= 0)
+			sorted = 0;
 		s->nr++;
 		continue;
 bad:
 		return fgit_error_set(FGIT_ERROR, "unexpected line in %s: %s", path, line);
 	}
-	qsort(s->refs, s->nr, sizeof(*s->refs), cmp_packed);
+	if (!sorted)
+		qsort(s->refs, s->nr, sizeof(*s->refs), cmp_packed);
+	return 0;
+}
+
+/* The id of a packed ref (or its peeled id); a bad one is a bad line. */
+static int packed_oid(struct fgit_oid *out, const struct packed_ref *p, int peeled,
+		      const char *path, int algo)
+{
+	const char *hex = peeled ? p->peeled_hex : p->hex;
+	if (fgit_oid_from_hex(out, hex, algo))
+		return fgit_error_set(FGIT_ERROR, "unexpected line in %s: %s%s", path,
+				      peeled ? "^" : "", hex);
 	return 0;
 }
 
@@ -361,13 +385,12 @@ int fgit_refdb_read_raw(struct fgit_oid *oid_out, char **target_out, unsigned in
 		return r;
 	p = packed_find(s, name);
 	if (p) {
-		if (oid_out)
-			*oid_out = p->oid;
+		struct fgit_oid tmp;
+		r = packed_oid(oid_out ? oid_out : &tmp, p, 0, db->packed_path, db->algo);
 		if (target_out)
 			*target_out = NULL;
 		if (flags_out)
 			*flags_out = FGIT_REF_PACKED | (p->has_peeled ? FGIT_REF_PEELED : 0);
-		r = 0;
 	} else {
 		r = FGIT_ENOTFOUND;
 	}
@@ -440,10 +463,8 @@ int fgit_refdb_peeled(struct fgit_oid *out, struct fgit_refdb *db, const char *n
 	if (packed_get(&s, db))
 		return FGIT_ENOTFOUND;
 	p = packed_find(s, name);
-	if (p && p->has_peeled) {
-		*out = p->peeled;
+	if (p && p->has_peeled && packed_oid(out, p, 1, db->packed_path, db->algo) == 0)
 		r = 0;
-	}
 	packed_put(db, s);
 	return r;
 }
@@ -579,7 +600,8 @@ int fgit_refdb_foreach(struct fgit_refdb *db, const char *prefix, fgit_ref_cb cb
 		fgit_oid_zero(&oid, db->algo);
 		if (it->packed_index >= 0) {
 			const struct packed_ref *p = &s->refs[it->packed_index];
-			oid = p->oid;
+			if ((r = packed_oid(&oid, p, 0, db->packed_path, db->algo)))
+				break;
 			flags = FGIT_REF_PACKED | (p->has_peeled ? FGIT_REF_PEELED : 0);
 		} else {
 			int rr = fgit_refdb_resolve(&oid, NULL, &flags, db, it->name);

@@ -225,13 +225,50 @@ static char *relative_to_prefix(const char *prefix, const char *target)
 	return fgit_buf_detach(&b, NULL);
 }
 
+/* Extensions git 2.39 knows: some valid in any version, some in v1 only. */
+struct ext_check {
+	int version;
+	char *bad;
+	int v1_only;
+};
+
+static int check_extension(const char *key, const char *value,
+			   enum fgit_config_scope scope, void *payload)
+{
+	static const char *const any[] = { "noop", "preciousobjects", "partialclone",
+					   "worktreeconfig", NULL };
+	static const char *const v1[] = { "noop-v1", "objectformat", NULL };
+	struct ext_check *ec = payload;
+	const char *name;
+	int i;
+
+	if (strncmp(key, "extensions.", 11) || ec->bad)
+		return 0;
+	name = key + 11;
+	for (i = 0; any[i]; i++)
+		if (!strcmp(name, any[i]))
+			return 0;
+	for (i = 0; v1[i]; i++) {
+		if (!strcmp(name, v1[i])) {
+			if (ec->version == 0) {
+				ec->bad = strdup(name);
+				ec->v1_only = 1;
+			}
+			return 0;
+		}
+	}
+	if (ec->version >= 1)
+		ec->bad = strdup(name);
+	return 0;
+}
+
 static int check_format(struct fgit_repo *repo)
 {
 	int64_t version = 0;
 	const char *fmt = NULL;
 	int r;
 
-	r = fgit_config_get_int64(&version, repo->config, "core.repositoryformatversion");
+	r = fgit_config_get_int64(&version, repo->local, "core.repositoryformatversion");
 	if (r && r != FGIT_ENOTFOUND)
 		return r;
 	if (version > 1 || version < 0)
@@ -239,7 +276,18 @@ static int check_format(struct fgit_repo *repo)
 				      "Expected git repo version <= 1, found %lld",
 				      (long long)version);
 	repo->algo = FGIT_HASH_SHA1;
-	if (fgit_config_get_string(&fmt, repo->config, "extensions.objectformat") == 0 &&
+	{
+		struct ext_check ec = { (int)version, NULL, 0 };
+		fgit_config_foreach(repo->local, check_extension, &ec);
+		if (ec.bad) {
+			r = fgit_error_set(FGIT_EINVALID, ec.v1_only ?
+					   "repo version is 0, but v1-only extension found:\n\t%s" :
+					   "unknown repository extension found:\n\t%s", ec.bad);
+			free(ec.bad);
+			return r;
+		}
+	}
+	if (fgit_config_get_string(&fmt, repo->local, "extensions.objectformat") == 0 &&
 	    version == 1) {
 		if (!fmt)
 			return fgit_error_set(FGIT_EINVALID,
@@ -270,13 +318,31 @@ static int load_config(struct fgit_repo *repo, const char *shown)
 		r = fgit_config_load(&repo->config, repo->git_dir, repo->common_dir, 0);
 	if (r)
 		return r;
+	/*
+	 * git decides the repository format, core.bare and core.worktree from
+	 * the repository's own config file only (-c core.bare does not make
+	 * a worktree bare): keep that file apart for setup.
+	 */
+	{
+		struct fgit_buf path = FGIT_BUF_INIT;
+		struct fgit_config_context ctx = { repo->git_dir, NULL };
+		const char *dir = shown && !repo->from_start_dir &&
+				  !strcmp(repo->git_dir, repo->common_dir) ? shown : repo->common_dir;
+		fgit_buf_addf(&path, "%s/config", dir);
+		r = fgit_config_new(&repo->local);
+		if (!r)
+			r = fgit_config_add_file(repo->local, path.ptr, FGIT_CONFIG_SCOPE_LOCAL, 1, &ctx);
+		fgit_buf_release(&path);
+		if (r)
+			return r;
+	}
 	return check_format(repo);
 }
 
 /* core.bare: 1 true, 0 false, -1 unset (git's is_bare_repository_cfg). */
 static int bare_cfg(struct fgit_repo *repo, int *out)
 {
-	int b, r = fgit_config_get_bool(&b, repo->config, "core.bare");
+	int b, r = fgit_config_get_bool(&b, repo->local, "core.bare");
 
 	if (r == FGIT_ENOTFOUND) {
 		*out = -1;
@@ -352,7 +418,7 @@ static int setup_explicit(struct fgit_repo *repo, const char *cwd, const char *g
 	if (flags & FGIT_REPO_BARE)
 		bare = 1;
 
-	if (fgit_config_get_string(&core_wt, repo->config, "core.worktree") || !core_wt)
+	if (fgit_config_get_string(&core_wt, repo->local, "core.worktree") || !core_wt)
 		core_wt = NULL;
 	fgit_error_clear();
 	if (wt_env) {
@@ -437,7 +503,7 @@ static int setup_discovered(struct fgit_repo *repo, const char *cwd, const char 
 		repo->bare = 1;
 		return 0;
 	}
-	if (fgit_config_get_string(&core_wt, repo->config, "core.worktree") == 0 && core_wt) {
+	if (fgit_config_get_string(&core_wt, repo->local, "core.worktree") == 0 && core_wt) {
 		char *wt = core_wt[0] == '/' ? strdup(core_wt) : join(repo->git_dir, core_wt);
 		r = place_in_worktree(repo, cwd, wt,
 				      gitfile_target || rest ? repo->git_dir : ".git");
@@ -585,6 +651,7 @@ void fgit_repo_free(struct fgit_repo *repo)
 	if (repo->refdb && repo->refdb_free)
 		repo->refdb_free(repo->refdb);
 	fgit_config_free(repo->config);
+	fgit_config_free(repo->local);
 	free(repo->git_dir);
 	free(repo->common_dir);
 	free(repo->work_tree);

@@ -3,7 +3,11 @@
  * options from the config) and the refs.  Kept apart from discovery so a
  * program that only discovers does not link the object database.
  */
+#include <dirent.h>
+#include <fcntl.h>
 #include <stdlib.h>
+#include <strings.h>
+#include <unistd.h>
 #include <string.h>
 #include "fgit/buf.h"
 #include "fgit/common.h"
@@ -75,4 +79,74 @@ int fgit_repo_refdb(struct fgit_refdb **out, struct fgit_repo *repo)
 		*out = repo->refdb;
 	pthread_mutex_unlock(&repo->lock);
 	return r;
+}
+
+/* Objects in the .idx files of one pack directory (git's approximation). */
+static uint64_t count_packed(const char *objects_dir)
+{
+	struct fgit_buf path = FGIT_BUF_INIT;
+	uint64_t count = 0;
+	struct dirent *de;
+	DIR *d;
+
+	fgit_buf_addf(&path, "%s/pack", objects_dir);
+	d = opendir(path.ptr);
+	if (!d)
+		goto out;
+	while ((de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+		unsigned char hdr[8 + 256 * 4];
+		size_t off;
+		int fd;
+
+		if (n < 5 || strcmp(de->d_name + n - 4, ".idx"))
+			continue;
+		fgit_buf_reset(&path);
+		fgit_buf_addf(&path, "%s/pack/%s", objects_dir, de->d_name);
+		fd = open(path.ptr, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (pread(fd, hdr, sizeof(hdr), 0) == (ssize_t)sizeof(hdr)) {
+			/* v2 starts with "\377tOc" and a version; v1 with the fan-out */
+			off = !memcmp(hdr, "\377tOc", 4) ? 8 + 255 * 4 : 255 * 4;
+			count += ((uint64_t)hdr[off] << 24) | ((uint64_t)hdr[off + 1] << 16) |
+				 ((uint64_t)hdr[off + 2] << 8) | hdr[off + 3];
+		}
+		close(fd);
+	}
+	closedir(d);
+out:
+	fgit_buf_release(&path);
+	return count;
+}
+
+int fgit_repo_default_abbrev(struct fgit_repo *repo)
+{
+	const char *v = NULL;
+	struct fgit_odb *odb;
+	uint64_t count;
+	int len, n;
+
+	if (fgit_config_get_string(&v, repo->config, "core.abbrev") == 0 && v &&
+	    strcasecmp(v, "auto")) {
+		if (fgit_config_parse_bool(v) == 0)
+			return (int)fgit_hash_hexsz(repo->algo);
+		if (fgit_config_get_int(&n, repo->config, "core.abbrev") == 0)
+			return n;
+	}
+	fgit_error_clear();
+	if (fgit_repo_odb(&odb, repo))
+		return 7;
+	count = count_packed(fgit_odb_path(odb));
+	{
+		const char *alts[64];
+		size_t i, nalt = fgit_odb_alternates(odb, alts, 64);
+		for (i = 0; i < nalt && i < 64; i++)
+			count += count_packed(alts[i]);
+	}
+	/* ~2^bits objects collide around 2^(bits/2); 4 bits per digit */
+	for (len = 0; count; count >>= 1)
+		len++;
+	len = (len + 1) / 2;
+	return len < 7 ? 7 : len;
 }

@@ -18,6 +18,7 @@ struct fgit_repo {
 	int algo;
 	int from_start_dir;		/* paths relative to the cwd are no good */
 	struct fgit_config *config;
+	struct fgit_config *local;	/* the repository's config file alone (setup) */
 
 	pthread_mutex_t lock;		/* guards the lazily opened parts */
 	struct fgit_odb *odb;

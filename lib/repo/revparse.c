@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include "fgit/buf.h"
 #include "fgit/common.h"
+#include "fgit/index.h"
 #include "fgit/object.h"
 #include "fgit/odb.h"
 #include "fgit/refs.h"
@@ -327,6 +328,105 @@ static int get_oid_1(struct fgit_oid *out, struct ctx *c, const char *name, size
 	return get_basic(out, c, name, len, want, top);
 }
 
+/* "./x" and "../x" are relative to the cwd within the worktree (prefix). */
+static int resolve_relative(struct fgit_buf *full, const char *prefix, const char *path)
+{
+	const char *p;
+
+	if (!(!strcmp(path, ".") || !strncmp(path, "./", 2) ||
+	      !strcmp(path, "..") || !strncmp(path, "../", 3)))
+		return fgit_buf_adds(full, path);
+	fgit_buf_adds(full, prefix);
+	p = path;
+	while (*p) {
+		if (p[0] == '.' && (p[1] == '/' || !p[1])) {
+			p += p[1] ? 2 : 1;
+		} else if (p[0] == '.' && p[1] == '.' && (p[2] == '/' || !p[2])) {
+			if (!full->len)
+				return fgit_error_set(FGIT_EINVALID, "outside repository");
+			fgit_buf_setlen(full, full->len - 1);
+			while (full->len && full->ptr[full->len - 1] != '/')
+				fgit_buf_setlen(full, full->len - 1);
+			p += p[2] ? 3 : 2;
+		} else {
+			break;
+		}
+	}
+	fgit_buf_adds(full, p);
+	while (full->len && full->ptr[full->len - 1] == '/')
+		fgit_buf_setlen(full, full->len - 1);
+	return 0;
+}
+
+/* :<path> and :<stage>:<path>, looked up in the index. */
+static int index_path(struct fgit_oid *out, struct ctx *c, const char *spec)
+{
+	struct fgit_index_load_opts opts = FGIT_INDEX_LOAD_OPTS_INIT;
+	struct fgit_buf full = FGIT_BUF_INIT, ipath = FGIT_BUF_INIT, disk = FGIT_BUF_INIT;
+	const char *env = getenv("GIT_INDEX_FILE"), *path = spec + 1;
+	const char *prefix = c->repo->prefix ? c->repo->prefix : "";
+	const struct fgit_index_entry *e;
+	struct fgit_index *idx = NULL;
+	unsigned int stage = 0;
+	size_t pos;
+	struct stat st;
+	int r;
+
+	if (spec[1] >= '0' && spec[1] <= '3' && spec[2] == ':') {
+		stage = (unsigned int)(spec[1] - '0');
+		path = spec + 3;
+	}
+	if ((r = resolve_relative(&full, prefix, path)))
+		goto out;
+	if (env && *env)
+		fgit_buf_adds(&ipath, env);
+	else
+		fgit_buf_addf(&ipath, "%s/index", c->repo->git_dir);
+	opts.algo = c->repo->algo;
+	opts.shared_index_dir = c->repo->git_dir;
+	opts.flags = FGIT_INDEX_LOAD_MISSING_OK;
+	if ((r = fgit_index_load(&idx, ipath.ptr, &opts)))
+		goto out;
+	e = fgit_index_lookup(idx, full.ptr, stage);
+	if (e) {
+		*out = e->oid;
+		r = 0;
+		goto out;
+	}
+	c->why = FGIT_REVPARSE_PATH_ERROR;
+	if (fgit_index_find_any_stage(&pos, idx, full.ptr, full.len)) {
+		r = fgit_error_set(FGIT_EINVALID, "path '%s' is in the index, but not at stage %u",
+				   full.ptr, stage);
+		goto out;
+	}
+	if (*prefix) {
+		struct fgit_buf in_prefix = FGIT_BUF_INIT;
+		fgit_buf_addf(&in_prefix, "%s%s", prefix, full.ptr);
+		if (fgit_index_lookup(idx, in_prefix.ptr, stage)) {
+			r = fgit_error_set(FGIT_EINVALID, "path '%s' is in the index, but not '%s'",
+					   in_prefix.ptr, full.ptr);
+			fgit_buf_release(&in_prefix);
+			goto out;
+		}
+		fgit_buf_release(&in_prefix);
+	}
+	if (c->repo->work_tree)
+		fgit_buf_addf(&disk, "%s/%s", c->repo->work_tree, full.ptr);
+	if (disk.len && lstat(disk.ptr, &st) == 0)
+		r = fgit_error_set(FGIT_EINVALID, "path '%s' exists on disk, but not in the index",
+				   full.ptr);
+	else
+		r = fgit_error_set(FGIT_EINVALID,
+				   "path '%s' does not exist (neither on disk nor in the index)",
+				   full.ptr);
+out:
+	fgit_index_free(idx);
+	fgit_buf_release(&full);
+	fgit_buf_release(&ipath);
+	fgit_buf_release(&disk);
+	return r;
+}
+
 /* <tree-ish>:<path> */
 static int tree_path(struct fgit_oid *out, struct ctx *c, const char *rev, size_t revlen,
 		     const char *path)
@@ -337,34 +437,8 @@ static int tree_path(struct fgit_oid *out, struct ctx *c, const char *rev, size_
 	struct stat st;
 	int r;
 
-	/* "./x" and "../x" are relative to the cwd within the worktree */
-	if (!strcmp(path, ".") || !strncmp(path, "./", 2) ||
-	    !strcmp(path, "..") || !strncmp(path, "../", 3)) {
-		fgit_buf_adds(&full, prefix);
-		p = path;
-		while (*p) {
-			if (p[0] == '.' && (p[1] == '/' || !p[1])) {
-				p += p[1] ? 2 : 1;
-			} else if (p[0] == '.' && p[1] == '.' && (p[2] == '/' || !p[2])) {
-				/* drop the last directory of full */
-				if (!full.len) {
-					r = fgit_error_set(FGIT_EINVALID, "outside repository");
-					goto out;
-				}
-				fgit_buf_setlen(&full, full.len - 1);
-				while (full.len && full.ptr[full.len - 1] != '/')
-					fgit_buf_setlen(&full, full.len - 1);
-				p += p[2] ? 3 : 2;
-			} else {
-				break;
-			}
-		}
-		fgit_buf_adds(&full, p);
-		while (full.len && full.ptr[full.len - 1] == '/')
-			fgit_buf_setlen(&full, full.len - 1);
-	} else {
-		fgit_buf_adds(&full, path);
-	}
+	if ((r = resolve_relative(&full, prefix, path)))
+		goto out;
 
 	r = get_oid_1(out, c, rev, revlen, WANT_TREEISH, 0);
 	if (r)
@@ -443,9 +517,8 @@ int fgit_revparse_ext(struct fgit_oid *out, struct fgit_revparse_info *info,
 
 	if ((r = fgit_repo_odb(&c.odb, repo)) || (r = fgit_repo_refdb(&c.refdb, repo)))
 		return r;
-	if (spec[0] == ':')
-		return fgit_error_set(FGIT_ERROR, "'%s': :<path> (the index) is not implemented yet",
-				      spec);
+	if (spec[0] == ':' && spec[1] == '/')
+		return fgit_error_set(FGIT_ERROR, "'%s': :/<regex> is not implemented yet", spec);
 	for (cp = spec; *cp; cp++) {
 		if (*cp == '{')
 			depth++;
@@ -455,7 +528,9 @@ int fgit_revparse_ext(struct fgit_oid *out, struct fgit_revparse_info *info,
 			break;
 	}
 	fgit_oid_zero(&oid, repo->algo);
-	if (*cp == ':')
+	if (spec[0] == ':')
+		r = index_path(&oid, &c, spec);
+	else if (*cp == ':')
 		r = tree_path(&oid, &c, spec, (size_t)(cp - spec), cp + 1);
 	else
 		r = get_oid_1(&oid, &c, spec, strlen(spec), WANT_ANY, 1);

@@ -94,6 +94,16 @@ test_expect_success 'the repository fgit made is usable by git' '
 	[ "$(git rev-parse --abbrev-ref HEAD)" = main ]
 '
 
+config_locked() { git init -q . && touch .git/config.lock; }
+head_locked() { git init -q . && rm .git/HEAD && touch .git/HEAD.lock; }
+test_expect_success 'a held lock: config.lock, HEAD.lock' '
+	compare_write config_locked init && [ "$f_rc" = 128 ] &&
+	grep -q "^error: could not lock config file $TRASH/w/.git/config: File exists" "$CMP/fgit.err" &&
+	compare_write head_locked init && [ "$f_rc" = 1 ] &&
+	grep -q "^error: Unable to create .$TRASH/w/.git/HEAD.lock.: File exists." "$CMP/fgit.err" &&
+	same_tree "$NO_SAMPLES"
+'
+
 test_expect_success 'too many arguments, unknown option' '
 	compare init a b && compare init --no-such-option
 '

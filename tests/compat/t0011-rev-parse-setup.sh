@@ -57,6 +57,12 @@ test_expect_success 'core.bare = true with a .git directory' '
 	git -C repo config core.bare true &&
 	(cd repo && all_opts) && (cd repo/a && all_opts) &&
 	git -C repo config core.bare false'
+test_expect_success 'setup reads core.bare/core.worktree from the repository file only' '
+	(cd repo && compare -c core.bare rev-parse --is-bare-repository --show-toplevel &&
+	 compare -c Core.Bare=TRUE rev-parse --is-bare-repository &&
+	 compare -c core.worktree=/tmp rev-parse --show-toplevel) &&
+	git config --global core.bare true && (cd repo && all_opts); rc=$?;
+	git config --global --unset core.bare; [ $rc = 0 ]'
 test_expect_success 'git --bare' '(cd repo && compare --bare rev-parse --is-bare-repository --git-dir)'
 test_expect_success 'GIT_CEILING_DIRECTORIES' '
 	(cd ceil/d/e &&
@@ -76,6 +82,16 @@ test_expect_success 'unknown object format is refused, sha256 accepted' '
 	(cd h1 && _stdin= && _run_both rev-parse --git-dir && [ $g_rc = 128 ] && [ $f_rc = 128 ] &&
 	 grep -q "invalid value for .extensions.objectformat" "$CMP/fgit.err") &&
 	git init -q --object-format=sha256 h2 && (cd h2 && compare rev-parse --git-dir)'
+test_expect_success 'repository extensions' '
+	git init -q ext && cp ext/.git/config ext/saved &&
+	printf "[extensions]\n\tfoo = bar\n" >>ext/.git/config && (cd ext && compare rev-parse --git-dir) &&
+	sed "s/repositoryformatversion = 0/repositoryformatversion = 1/" ext/saved >ext/.git/config &&
+	printf "[extensions]\n\tfoo = bar\n" >>ext/.git/config && (cd ext && compare_err rev-parse --git-dir) &&
+	sed "s/repositoryformatversion = 0/repositoryformatversion = 1/" ext/saved >ext/.git/config &&
+	printf "[extensions]\n\tworktreeConfig = true\n\tpreciousObjects = 1\n\tnoop-v1 = x\n" >>ext/.git/config &&
+	(cd ext && compare rev-parse --git-dir) &&
+	cp ext/saved ext/.git/config && printf "[extensions]\n\tnoop-v1 = x\n" >>ext/.git/config &&
+	(cd ext && compare_err rev-parse --git-dir)'
 test_expect_success 'bad gitfile' '
 	mkdir -p gf1 gf2 && echo garbage >gf1/.git && echo "gitdir: nowhere" >gf2/.git &&
 	(cd gf1 && compare_fail rev-parse --git-dir) && (cd gf2 && compare_fail rev-parse --git-dir)'

@@ -92,8 +92,48 @@ test_expect_success 'broken and dangling refs' '
 	 echo 1111111111111111111111111111111111111111 >.git/refs/heads/missing &&
 	 compare rev-parse missing && compare_fail rev-parse missing^{commit} &&
 	 compare_fail rev-parse --verify missing~1)'
+test_expect_success '--all, --branches, --tags, --remotes, --show-object-format' '
+	(cd repo && for a in --all --branches --tags --remotes "--symbolic --all" \
+		"--abbrev-ref --all" "--symbolic-full-name --tags" "--all HEAD" \
+		--show-object-format --show-object-format=input; do
+		compare rev-parse $a || exit 1; done) &&
+	(cd packed && compare rev-parse --all && compare rev-parse --symbolic --branches)'
+test_expect_success 'options not built yet are refused, not echoed' '
+	(cd repo && rc=0; "$FGIT" rev-parse --git-path x >/dev/null 2>&1 || rc=$?; [ $rc = 129 ] &&
+	 rc=0; "$FGIT" rev-parse HEAD@{1} >/dev/null 2>&1 || rc=$?; [ $rc = 129 ] &&
+	 rc=0; "$FGIT" rev-parse :/one >/dev/null 2>&1 || rc=$?; [ $rc = 129 ])'
+index_paths()
+{
+	for r in :a :d/b :nonexist :untracked :0:a :1:a :2:a :3:d/b :./a :d :4:a :./d/b; do
+		for o in "" --verify "--verify -q" --short; do
+			compare_fail_or_ok rev-parse $o "$r" || return 1
+		done
+	done
+}
+
+test_expect_success ':<path> and :<stage>:<path> in the index' '
+	(cd repo && echo new >untracked && index_paths &&
+	 cd d && compare rev-parse :./b :../a && compare_fail rev-parse :b && rm ../untracked) &&
+	git init -q conflict && (cd conflict && echo a >f && git add f && git commit -q -m a &&
+	 git checkout -q -b o && echo b >f && git commit -q -am b && git checkout -q main &&
+	 echo c >f && git commit -q -am c && { git merge o >/dev/null 2>&1; true; } &&
+	 for s in :1:f :2:f :3:f :0:f :f; do compare_fail_or_ok rev-parse $s || exit 1; done &&
+	 GIT_INDEX_FILE=nowhere && export GIT_INDEX_FILE && compare_fail rev-parse :f)'
 test_expect_success 'core.abbrev' '
 	(cd repo && compare -c core.abbrev=10 rev-parse --short HEAD &&
 	 compare -c core.abbrev=no rev-parse --short HEAD)'
+
+test_expect_success 'auto abbreviation grows with the packed object count' '
+	git init -q big && (cd big &&
+	 python3 -c "
+import sys
+w = sys.stdout.write
+w(\"commit refs/heads/main\\ncommitter A <a@b> 0 +0000\\ndata 2\\nx\\n\")
+for i in range(20000):
+    d = \"blob %d\\n\" % i
+    w(\"M 100644 inline f%05d\\ndata %d\\n%s\\n\" % (i, len(d), d))
+" | git fast-import --quiet && git repack -q -a -d &&
+	 compare rev-parse --short HEAD && compare show-ref --abbrev && compare ls-tree --abbrev HEAD &&
+	 compare -c core.abbrev=auto rev-parse --short HEAD)'
 
 test_done

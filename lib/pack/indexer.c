@@ -903,8 +903,10 @@ static int run_pass2(struct pass1 *p1, int fd, const struct fgit_index_pack_opti
 	p.nr_ref = p1->nr_ref;
 	atomic_init(&p.resolved, 0);
 	pthread_mutex_init(&p.err_lock, NULL);
-	qsort(p1->ofs, p1->nr_ofs, sizeof(*p1->ofs), cmp_ofs);
-	qsort(p1->ref, p1->nr_ref, sizeof(*p1->ref), cmp_ref);
+	if (p1->nr_ofs)
+		qsort(p1->ofs, p1->nr_ofs, sizeof(*p1->ofs), cmp_ofs);
+	if (p1->nr_ref)
+		qsort(p1->ref, p1->nr_ref, sizeof(*p1->ref), cmp_ref);
 
 	p.w = calloc((size_t)nthreads, sizeof(*p.w));
 	if (!p.w) {

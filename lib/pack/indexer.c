@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 #include "fgit/common.h"
@@ -91,6 +92,7 @@ struct reader {
 	unsigned char *buf;
 	size_t cap, len, pos, hashed;
 	uint64_t buf_off;	/* pack offset of buf[0] */
+	_Atomic uint64_t flushed;	/* pack bytes written to copy_fd so far */
 	int eof;
 	struct fgit_hash_ctx csum;
 	struct fgit_progress *prog;
@@ -146,6 +148,51 @@ static int write_all(int fd, const void *p, size_t n)
 	return 0;
 }
 
+/*
+ * pread() len bytes of zlib data at `from` (into *in, grown as needed) and
+ * inflate them to exactly `size` bytes; *out is malloc'd with a NUL after.
+ */
+static int read_inflate(unsigned char **out, int fd, struct libdeflate_decompressor *dd,
+			unsigned char **in, size_t *in_cap, uint64_t from, uint64_t len,
+			uint64_t size)
+{
+	unsigned char *data;
+	size_t got = 0, used = 0;
+
+	if (len > SIZE_MAX - 1 || size >= SIZE_MAX)
+		return fgit_error_set(FGIT_ENOMEM, "out of memory");
+	if (len > *in_cap) {
+		unsigned char *nb = realloc(*in, (size_t)len);
+		if (!nb)
+			return fgit_error_set(FGIT_ENOMEM, "out of memory");
+		*in = nb;
+		*in_cap = (size_t)len;
+	}
+	while (got < len) {
+		ssize_t n = pread(fd, *in + got, (size_t)len - got, (off_t)(from + got));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return fgit_error_errno(FGIT_ERROR, "cannot pread pack file");
+		if (!n)
+			return fgit_error_set(FGIT_EINVALID,
+					      "premature end of pack file, %llu bytes missing",
+					      (unsigned long long)(len - got));
+		got += (size_t)n;
+	}
+	data = malloc((size_t)size + 1);
+	if (!data)
+		return fgit_error_set(FGIT_ENOMEM, "out of memory");
+	if (libdeflate_zlib_decompress_ex(dd, *in, (size_t)len, data, (size_t)size,
+					  &used, NULL) != LIBDEFLATE_SUCCESS) {
+		free(data);
+		return fgit_error_set(FGIT_EINVALID, "serious inflate inconsistency");
+	}
+	data[size] = 0;
+	*out = data;
+	return 0;
+}
+
 /* Checksum (and copy out) what has been consumed but not yet hashed. */
 static int flush_consumed(struct reader *r)
 {
@@ -156,6 +203,7 @@ static int flush_consumed(struct reader *r)
 	if (r->copy_fd >= 0 && write_all(r->copy_fd, r->buf + r->hashed, n))
 		return -1;
 	r->hashed = r->pos;
+	atomic_store_explicit(&r->flushed, r->buf_off + r->pos, memory_order_release);
 	return 0;
 }
 
@@ -287,6 +335,21 @@ struct pass1 {
 	uint32_t nr_ofs, ofs_alloc;
 	struct ref_ref *ref;
 	uint32_t nr_ref, ref_alloc;
+
+	/*
+	 * With several threads, a helper names non-delta objects while pass 1
+	 * goes on, on the core pass 1 leaves idle: it takes entries pass 1
+	 * has finished (`published`), reads them back with pread() and marks
+	 * them named, so pass 2 has only bases and deltas left.  Array growth
+	 * and the helper's reads and writes of the arrays share `lock`.
+	 */
+	pthread_t helper;
+	int helper_running;
+	pthread_mutex_t lock;
+	_Atomic uint32_t published;	/* entries fully parsed */
+	_Atomic uint32_t published_nd;	/* of them, in nondelta[] */
+	_Atomic int done;
+	int fd;				/* where entries can be read back */
 };
 
 /* Grow an array by half again (at most to max items). */
@@ -468,6 +531,9 @@ static int grow_arrays(struct pass1 *p, uint32_t want)
 {
 	struct fgit_indexer *ix = p->ix;
 	void *a, *b, *c, *d = NULL;
+	int ret = 0;
+	if (p->helper_running)
+		pthread_mutex_lock(&p->lock);
 	a = realloc(ix->e, ((size_t)want + 1) * sizeof(*ix->e));
 	if (a)
 		ix->e = a;
@@ -483,8 +549,67 @@ static int grow_arrays(struct pass1 *p, uint32_t want)
 			ix->stats = d;
 	}
 	if (!a || !b || !c || ((ix->flags & FGIT_INDEX_PACK_STATS) && !d))
-		return fgit_error_set(FGIT_ENOMEM, "out of memory");
-	return 0;
+		ret = fgit_error_set(FGIT_ENOMEM, "out of memory");
+	if (p->helper_running)
+		pthread_mutex_unlock(&p->lock);
+	return ret;
+}
+
+static void *helper_main(void *arg)
+{
+	struct pass1 *p = arg;
+	struct fgit_indexer *ix = p->ix;
+	struct libdeflate_decompressor *dd = libdeflate_alloc_decompressor();
+	unsigned char *in = NULL;
+	size_t in_cap = 0;
+	uint32_t k = 0;
+
+	while (dd && !atomic_load(&p->done)) {
+		uint32_t pub = atomic_load_explicit(&p->published, memory_order_acquire);
+		uint32_t pub_nd = atomic_load_explicit(&p->published_nd, memory_order_acquire);
+		uint64_t from, end, size;
+		uint32_t i;
+		int type, named;
+		unsigned char *data = NULL, oid[FGIT_MAX_RAWSZ];
+		struct timespec ts = { 0, 200000 };
+
+		if (k >= pub_nd) {
+			nanosleep(&ts, NULL);
+			continue;
+		}
+		pthread_mutex_lock(&p->lock);
+		i = p->nondelta[k];
+		from = ix->e[i].offset + ix->e[i].hdr_len;
+		end = i + 1 < pub ? ix->e[i + 1].offset : 0;
+		size = ix->e[i].size;
+		type = ix->e[i].type;
+		named = ix->e[i].named;
+		pthread_mutex_unlock(&p->lock);
+		/* The entry's end is known once the next one is parsed, and
+		 * with --stdin its bytes must have reached the file. */
+		if (!end || end > atomic_load_explicit(&p->r.flushed, memory_order_acquire)) {
+			nanosleep(&ts, NULL);
+			continue;
+		}
+		k++;
+		if (named)
+			continue;
+		if (read_inflate(&data, p->fd, dd, &in, &in_cap, from, end - from, size))
+			break;	/* pass 2 will meet the problem again and report it */
+		if (name_object(oid, ix->algo, type, data, (size_t)size)) {
+			free(data);
+			break;
+		}
+		free(data);
+		pthread_mutex_lock(&p->lock);
+		memcpy(OID(ix, i), oid, ix->rawsz);
+		ix->e[i].named = 1;
+		pthread_mutex_unlock(&p->lock);
+	}
+	if (dd)
+		libdeflate_free_decompressor(dd);
+	free(in);
+	return NULL;
 }
 
 static int run_pass1(struct pass1 *p, const struct fgit_index_pack_options *opts)
@@ -525,6 +650,13 @@ static int run_pass1(struct pass1 *p, const struct fgit_index_pack_options *opts
 		}
 		if (parse_entry(p, i, nr - i))
 			return -1;
+		/* With --stdin the helper reads entries back from the copy:
+		 * keep it no more than 64 KiB behind. */
+		if (p->helper_running && r->copy_fd >= 0 && r->pos - r->hashed >= 65536 &&
+		    flush_consumed(r))
+			return -1;
+		atomic_store_explicit(&p->published_nd, p->nr_nondelta, memory_order_release);
+		atomic_store_explicit(&p->published, i + 1, memory_order_release);
 		fgit_progress_set(r->prog, (uint64_t)i + 1);
 	}
 	if (!nr && grow_arrays(p, 1))
@@ -617,42 +749,9 @@ static int keep_error(struct pass2 *p, struct worker *w, int code)
 static int load_entry(unsigned char **out, struct pass2 *p, struct worker *w, uint32_t ent)
 {
 	const struct entry *e = &p->ix->e[ent];
-	uint64_t from = e->offset + e->hdr_len, len = p->ix->e[ent + 1].offset - from;
-	unsigned char *data;
-	size_t got = 0, used = 0;
-
-	if (len > SIZE_MAX - 1 || e->size >= SIZE_MAX)
-		return fgit_error_set(FGIT_ENOMEM, "out of memory");
-	if (len > w->in_cap) {
-		unsigned char *nb = realloc(w->in, (size_t)len);
-		if (!nb)
-			return fgit_error_set(FGIT_ENOMEM, "out of memory");
-		w->in = nb;
-		w->in_cap = (size_t)len;
-	}
-	while (got < len) {
-		ssize_t n = pread(p->fd, w->in + got, (size_t)len - got, (off_t)(from + got));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return fgit_error_errno(FGIT_ERROR, "cannot pread pack file");
-		if (!n)
-			return fgit_error_set(FGIT_EINVALID,
-					      "premature end of pack file, %llu bytes missing",
-					      (unsigned long long)(len - got));
-		got += (size_t)n;
-	}
-	data = malloc((size_t)e->size + 1);
-	if (!data)
-		return fgit_error_set(FGIT_ENOMEM, "out of memory");
-	if (libdeflate_zlib_decompress_ex(w->dd, w->in, (size_t)len, data, (size_t)e->size,
-					  &used, NULL) != LIBDEFLATE_SUCCESS) {
-		free(data);
-		return fgit_error_set(FGIT_EINVALID, "serious inflate inconsistency");
-	}
-	data[e->size] = 0;
-	*out = data;
-	return 0;
+	uint64_t from = e->offset + e->hdr_len;
+	return read_inflate(out, p->fd, w->dd, &w->in, &w->in_cap, from,
+			    p->ix->e[ent + 1].offset - from, e->size);
 }
 
 static void ofs_range(const struct pass2 *p, uint64_t off, uint32_t *lo_out, uint32_t *hi_out)
@@ -995,7 +1094,21 @@ int fgit_indexer_run(struct fgit_indexer **out, int in_fd, int copy_fd,
 		ret = fgit_error_set(FGIT_ENOMEM, "out of memory");
 		goto out;
 	}
+	p.fd = copy_fd >= 0 ? copy_fd : in_fd;
+	atomic_init(&p.published, 0);
+	atomic_init(&p.published_nd, 0);
+	atomic_init(&p.done, 0);
+	atomic_init(&p.r.flushed, p.r.is_file && copy_fd < 0 ? UINT64_MAX : 0);
+	pthread_mutex_init(&p.lock, NULL);
+	if (nthreads > 1 && (copy_fd >= 0 || p.r.is_file))
+		p.helper_running = !pthread_create(&p.helper, NULL, helper_main, &p);
 	ret = run_pass1(&p, opts);
+	if (p.helper_running) {
+		atomic_store(&p.done, 1);
+		pthread_join(p.helper, NULL);
+		p.helper_running = 0;
+	}
+	pthread_mutex_destroy(&p.lock);
 	if (ret)
 		goto out;
 	free(p.r.buf);

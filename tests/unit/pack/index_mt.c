@@ -5,6 +5,7 @@
  * the .idx it writes must parse back to the same entries.  Runs under
  * ThreadSanitizer (make tsan).
  */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -297,6 +298,68 @@ TEST(index, truncated_everywhere)
 		CHECK_MSG(fgit_indexer_run(&ix, t, -1, &opts) < 0, "prefix %zu accepted", cut);
 		close(t);
 	}
+	fgit_buf_release(&all);
+	free_objs();
+}
+
+struct feeder {
+	int fd;
+	const char *data;
+	size_t len;
+};
+
+static void *feed(void *arg)
+{
+	struct feeder *f = arg;
+	size_t off = 0;
+	/* small writes, so the reader sees the pack arrive piecemeal */
+	while (off < f->len) {
+		size_t n = f->len - off < 3000 ? f->len - off : 3000;
+		ssize_t w = write(f->fd, f->data + off, n);
+		if (w <= 0)
+			break;
+		off += (size_t)w;
+	}
+	close(f->fd);
+	return NULL;
+}
+
+TEST(index, from_a_pipe_with_copy)
+{
+	struct fgit_index_pack_options opts = FGIT_INDEX_PACK_OPTIONS_INIT;
+	struct fgit_indexer *ix = NULL;
+	struct fgit_buf all = FGIT_BUF_INIT;
+	struct feeder f;
+	pthread_t t;
+	int fd = build_pack(0), pfd[2], copy;
+	char path[] = "/tmp/fgit-unit-copy-XXXXXX";
+	uint32_t i;
+
+	CHECK(fd >= 0);
+	lseek(fd, 0, SEEK_SET);
+	CHECK(fgit_buf_read_fd(&all, fd, 0) == 0);
+	close(fd);
+	CHECK(pipe(pfd) == 0);
+	copy = mkstemp(path);
+	CHECK(copy >= 0);
+	unlink(path);
+	f.fd = pfd[1];
+	f.data = all.ptr;
+	f.len = all.len;
+	CHECK(pthread_create(&t, NULL, feed, &f) == 0);
+	opts.nthreads = 3;
+	CHECK_MSG(fgit_indexer_run(&ix, pfd[0], copy, &opts) == 0, "%s", fgit_error_last());
+	pthread_join(t, NULL);
+	close(pfd[0]);
+	close(copy);
+	for (i = 0; i < fgit_indexer_count(ix); i++) {
+		struct fgit_pack_entry_info e;
+		int k;
+		fgit_indexer_entry(&e, ix, i);
+		k = find_offset(e.offset);
+		CHECK(k >= 0 && fgit_oid_equal(&e.oid, &objs[k].oid));
+	}
+	fgit_indexer_free(ix);
 	fgit_buf_release(&all);
 	free_objs();
 }

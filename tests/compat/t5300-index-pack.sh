@@ -110,6 +110,14 @@ test_expect_success '--stdin --keep and --keep=<msg>: "keep\t<hash>" and the .ke
 test_expect_success '--stdin --rev-index, --threads=1, -v' '
 	stdin_both "$SMALL" --rev-index && stdin_both "$DEEP" --threads=1 -v
 '
+test_expect_success '--stdin -v and --progress-title: final meter lines (rate masked)' '
+	for title in "" "Foo bar"; do
+		stdin_both "$DEEP" -v ${title:+--progress-title "$title"} &&
+		tr "\r" "\n" <"$CMP/git.err" | grep "done\.$" | sed "s/| [0-9.]* [KMG]*i*B*\/s/| RATE/" >"$CMP/g.m" &&
+		tr "\r" "\n" <"$CMP/fgit.err" | grep "done\.$" | sed "s/| [0-9.]* [KMG]*i*B*\/s/| RATE/" >"$CMP/f.m" &&
+		test -s "$CMP/g.m" && diff -u "$CMP/g.m" "$CMP/f.m" || return 1
+	done
+'
 test_expect_success '--stdin from a pipe, with a named output pack' '
 	rm -rf g f && git init -q --bare g && git init -q --bare f &&
 	(cd g && cat "$DEEP" | git index-pack --stdin "$TRASH/g/out.pack") >"$CMP/git.out" &&

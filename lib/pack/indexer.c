@@ -38,6 +38,7 @@
 #include "fgit/pack.h"
 #include "fgit/progress.h"
 #include "fgit/thread.h"
+#include "fgit/odb.h"
 #include "odb/delta.h"
 
 /* Objects larger than this are inflated by zlib in chunks in pass 1 (and
@@ -84,6 +85,7 @@ struct fgit_indexer {
 	unsigned char pack_hash[FGIT_MAX_RAWSZ];
 	unsigned char *leftover;
 	size_t leftover_len;
+	uint32_t nr_local;	/* bases --fix-thin appended */
 };
 
 struct reader {
@@ -984,6 +986,181 @@ int fgit_index_pack_default_threads(void)
 	return n > 3 ? 3 : n;
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int put_hdr(unsigned char *h, int type, uint64_t size)
+{
+	int n = 0;
+	h[n] = (unsigned char)(type << 4 | (size & 15));
+	size >>= 4;
+	while (size) {
+		h[n++] |= 0x80;
+		h[n] = size & 0x7f;
+		size >>= 7;
+	}
+	return n + 1;
+}
+
+/*
+ * --fix-thin: for each delta still unresolved, in pack order, append its
+ * base from the local object database to the pack (where the trailer was)
+ * and resolve what hangs off it; then rewrite the object count and the
+ * trailer, as git does.  Single-threaded: thin packs miss few bases.
+ */
+static int fix_thin(struct pass2 *p, struct pass1 *p1, const struct fgit_index_pack_options *opts)
+{
+	struct fgit_indexer *ix = p->ix;
+	uint32_t *todo = NULL, nr_todo = 0, k, nr0 = ix->nr;
+	uint64_t end = ix->e[ix->nr].offset;
+	unsigned char *buf = NULL;
+	struct fgit_hash_ctx c;
+	int ret = 0;
+
+	todo = malloc(((size_t)p->nr_ref + 1) * sizeof(*todo));
+	if (!todo)
+		return fgit_error_set(FGIT_ENOMEM, "out of memory");
+	for (k = 0; k < p->nr_ref; k++)
+		if (!atomic_load(&ix->e[p->ref[k].ent].claimed))
+			todo[nr_todo++] = k;
+	/* p->ref is sorted by base name; git appends in the deltas' pack order */
+	for (k = 0; k < nr_todo; k++)
+		todo[k] = p->ref[todo[k]].ent;
+	qsort(todo, nr_todo, sizeof(*todo), cmp_u32);
+	for (k = 0; k < nr_todo; k++) {
+		uint32_t d = todo[k], lo, hi, j, n;
+		const unsigned char *base_oid = NULL;
+		struct fgit_oid oid, check;
+		enum fgit_object_type type;
+		void *data = NULL;
+		size_t size;
+		unsigned char hdr[16], *z;
+		uLongf zlen;
+		int hl;
+
+		if (atomic_load(&ix->e[d].claimed))
+			continue;
+		for (j = 0; j < p->nr_ref; j++)
+			if (p->ref[j].ent == d) {
+				base_oid = p->ref[j].oid;
+				break;
+			}
+		if (!base_oid)
+			continue;
+		fgit_oid_from_raw(&oid, base_oid, ix->algo);
+		if (fgit_odb_read(&data, &size, &type, opts->fix_thin_odb, &oid))
+			continue;
+		if (fgit_hash_object(&check, ix->algo, type, data, size) ||
+		    !fgit_oid_equal(&check, &oid)) {
+			char hex[FGIT_MAX_HEXSZ + 1];
+			free(data);
+			ret = fgit_error_set(FGIT_EINVALID, "local object %s is corrupt",
+					     fgit_oid_to_hex(hex, &oid));
+			goto out;
+		}
+		hl = put_hdr(hdr, type, size);
+		zlen = compressBound(size);
+		z = malloc(zlen + (size_t)hl);
+		if (!z || (memcpy(z, hdr, (size_t)hl),
+			   compress2(z + hl, &zlen, data, size, opts->fix_thin_compression) != Z_OK)) {
+			free(z);
+			free(data);
+			ret = fgit_error_set(FGIT_ENOMEM, "out of memory");
+			goto out;
+		}
+		if (ix->nr == UINT32_MAX || grow_arrays(p1, ix->nr + 1)) {
+			free(z);
+			free(data);
+			ret = fgit_error_set(FGIT_ENOMEM, "out of memory");
+			goto out;
+		}
+		for (j = 0; j < (uint32_t)hl + zlen;) {
+			ssize_t w = pwrite(p->fd, z + j, (size_t)hl + zlen - j, (off_t)(end + j));
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0) {
+				free(z);
+				free(data);
+				ret = fgit_error_errno(FGIT_ERROR, "cannot write pack file");
+				goto out;
+			}
+			j += (uint32_t)w;
+		}
+		n = ix->nr++;
+		memset(&ix->e[n], 0, sizeof(ix->e[n]));
+		ix->e[n].offset = end;
+		ix->e[n].size = size;
+		ix->e[n].hdr_len = (uint8_t)hl;
+		ix->e[n].type = ix->e[n].real_type = (uint8_t)type;
+		ix->e[n].named = 1;
+		ix->e[n].crc = (uint32_t)libdeflate_crc32(0, z, (size_t)hl + zlen);
+		if (ix->stats) {
+			ix->stats[n].base = UINT32_MAX;
+			ix->stats[n].depth = 0;
+		}
+		memcpy(OID(ix, n), oid.hash, ix->rawsz);
+		end += (uint64_t)hl + zlen;
+		memset(&ix->e[ix->nr], 0, sizeof(ix->e[ix->nr]));
+		ix->e[ix->nr].offset = end;
+		ix->nr_local++;
+		free(z);
+		ref_range(p, OID(ix, n), &lo, &hi);
+		if (push_frame(&p->w[0], data, size, n, 0, 0, lo, hi)) {
+			free(data);
+			ret = -1;
+			goto out;
+		}
+		ret = resolve_tree(p, &p->w[0]);
+		if (ret) {
+			unwind(&p->w[0]);
+			if (p->w[0].warn[0] && opts->warn)
+				opts->warn(p->w[0].warn, opts->warn_payload);
+			goto out;
+		}
+	}
+	if (ix->nr == nr0)
+		goto out;
+	/* the new object count, and a trailer over the whole pack */
+	{
+		unsigned char cnt[4] = { (unsigned char)(ix->nr >> 24), (unsigned char)(ix->nr >> 16),
+					 (unsigned char)(ix->nr >> 8), (unsigned char)ix->nr };
+		uint64_t off = 0;
+		if (pwrite(p->fd, cnt, 4, 8) != 4) {
+			ret = fgit_error_errno(FGIT_ERROR, "cannot write pack file");
+			goto out;
+		}
+		buf = malloc(READ_CHUNK);
+		if (!buf) {
+			ret = fgit_error_set(FGIT_ENOMEM, "out of memory");
+			goto out;
+		}
+		fgit_checksum_init(&c, ix->algo);
+		while (off < end) {
+			size_t want = end - off < READ_CHUNK ? (size_t)(end - off) : READ_CHUNK;
+			ssize_t got = pread(p->fd, buf, want, (off_t)off);
+			if (got <= 0) {
+				ret = fgit_error_errno(FGIT_ERROR, "cannot pread pack file");
+				goto out;
+			}
+			fgit_checksum_update(&c, buf, (size_t)got);
+			off += (uint64_t)got;
+		}
+		fgit_checksum_final(ix->pack_hash, &c);
+		if (pwrite(p->fd, ix->pack_hash, ix->rawsz, (off_t)end) != (ssize_t)ix->rawsz ||
+		    ftruncate(p->fd, (off_t)(end + ix->rawsz))) {
+			ret = fgit_error_errno(FGIT_ERROR, "cannot write pack file");
+			goto out;
+		}
+	}
+out:
+	free(buf);
+	free(todo);
+	return ret;
+}
+
 static int run_pass2(struct pass1 *p1, int fd, const struct fgit_index_pack_options *opts,
 		     int nthreads)
 {
@@ -1033,13 +1210,26 @@ static int run_pass2(struct pass1 *p1, int fd, const struct fgit_index_pack_opti
 		goto out;
 	}
 	unresolved = nr_deltas - atomic_load(&p.resolved);
+	if (unresolved && opts->fix_thin_odb && p1->nr_ref) {
+		ret = fix_thin(&p, p1, opts);
+		if (ret)
+			goto out;
+		unresolved = nr_deltas - atomic_load(&p.resolved);
+	}
 	if (unresolved) {
 		ret = fgit_error_set(FGIT_EINVALID, "pack has %u unresolved delta%s",
 				     unresolved, unresolved == 1 ? "" : "s");
 		goto out;
 	}
 	if (p.prog) {
-		fgit_progress_done(p.prog);
+		if (ix->nr_local) {
+			char msg[64];
+			snprintf(msg, sizeof(msg), "completed with %u local object%s",
+				 ix->nr_local, ix->nr_local == 1 ? "" : "s");
+			fgit_progress_done_msg(p.prog, msg);
+		} else {
+			fgit_progress_done(p.prog);
+		}
 		p.prog = NULL;
 	}
 out:
@@ -1152,6 +1342,11 @@ void fgit_indexer_free(struct fgit_indexer *ix)
 uint32_t fgit_indexer_count(const struct fgit_indexer *ix)
 {
 	return ix->nr;
+}
+
+uint32_t fgit_indexer_local_objects(const struct fgit_indexer *ix)
+{
+	return ix->nr_local;
 }
 
 const unsigned char *fgit_indexer_pack_hash(const struct fgit_indexer *ix)

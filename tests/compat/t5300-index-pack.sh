@@ -81,8 +81,14 @@ done
 # repository; same stdout and exit code, same files in objects/pack.
 stdin_both()
 {
+	rm -rf "$TRASH/r" && git init -q --bare "$TRASH/r" && stdin_in_r "$@"
+}
+
+# stdin_in_r PACK ARGS...: the same in copies of the repository $TRASH/r.
+stdin_in_r()
+{
 	_p=$1; shift
-	rm -rf "$TRASH/g" "$TRASH/f" "$TRASH/r" && git init -q --bare "$TRASH/r" &&
+	rm -rf "$TRASH/g" "$TRASH/f" &&
 	cp -R "$TRASH/r" "$TRASH/g" && cp -R "$TRASH/r" "$TRASH/f" &&
 	g_rc=0 && f_rc=0 &&
 	{ (cd "$TRASH/g" && git index-pack --stdin "$@" <"$_p" >"$CMP/git.out" 2>"$CMP/git.err") || g_rc=$?; } &&
@@ -90,7 +96,7 @@ stdin_both()
 	{ cmp -s "$CMP/git.out" "$CMP/fgit.out" && [ "$g_rc" = "$f_rc" ] || _cmp_fail index-pack --stdin "$@"; } &&
 	if [ "$g_rc" != 0 ]; then
 		# git leaves its tmp_pack_* behind; fgit leaves nothing.
-		test -z "$(ls "$TRASH/f/objects/pack")"
+		test "$(ls "$TRASH/f/objects/pack")" = "$(ls "$TRASH/r/objects/pack")"
 		return
 	fi &&
 	(cd "$TRASH/g/objects/pack" && ls -l | awk '{print $1, $5, $9}') >"$CMP/gl" &&
@@ -124,6 +130,31 @@ test_expect_success '--stdin from a pipe, with a named output pack' '
 	(cd f && cat "$DEEP" | "$FGIT" index-pack --stdin "$TRASH/f/out.pack") >"$CMP/fgit.out" &&
 	cmp "$CMP/git.out" "$CMP/fgit.out" &&
 	cmp g/out.pack f/out.pack && cmp g/out.idx f/out.idx
+'
+# thin_both BASE-REV PACK ARGS...: index-pack --stdin ARGS of a thin pack in
+# bare repositories holding deep's history up to BASE-REV (pushed by git).
+thin_both()
+{
+	_b=$1; _p=$2; shift 2
+	rm -rf "$TRASH/r" && git init -q --bare "$TRASH/r" &&
+	if [ -n "$_b" ]; then (cd "$TRASH/deep" && git push -q "$TRASH/r" "$_b:refs/heads/main"); fi &&
+	stdin_in_r "$_p" "$@"
+}
+
+test_expect_success '--fix-thin: thin pack completed with local bases, pack and .idx identical' '
+	(cd deep && printf "%s\n^%s\n" $(git rev-parse main) $(git rev-parse main~60) |
+	 git pack-objects --revs --thin --stdout -q) >thin.pack &&
+	git verify-pack thin.pack 2>/dev/null; test $? != 0 || true &&
+	thin_both main~60 "$TRASH/thin.pack" --fix-thin &&
+	test -n "$(ls "$TRASH/f/objects/pack/"*.pack)" &&
+	thin_both main~60 "$TRASH/thin.pack" --fix-thin --threads=1 -v --rev-index &&
+	tr "\r" "\n" <"$CMP/git.err" | grep "local objects\.$" >"$CMP/g.m" &&
+	tr "\r" "\n" <"$CMP/fgit.err" | grep "local objects\.$" >"$CMP/f.m" &&
+	test -s "$CMP/g.m" && diff -u "$CMP/g.m" "$CMP/f.m" && fsck_ok "$TRASH/f"
+'
+test_expect_success '--fix-thin: bases missing locally stay unresolved; without --stdin refused' '
+	thin_both "" "$TRASH/thin.pack" --fix-thin && thin_both main~60 "$TRASH/thin.pack" &&
+	cp thin.pack t.pack && compare_fail index-pack --fix-thin t.pack
 '
 test_expect_success '--stdin outside a repository fails as git does' '
 	mkdir -p nore && cd nore && GIT_CEILING_DIRECTORIES=$TRASH compare_stdin "$SMALL" index-pack --stdin

@@ -327,6 +327,9 @@ static int run_index_pack(struct ip_opts *o)
 		    !fgit_config_get_int(&level, cfg, "core.compression"))
 			iopts.fix_thin_compression = level < 0 ? 6 : level;
 	}
+	/* Inside a repository git compares every object it already has. */
+	if (cli_repo_gently() && fgit_repo_odb(&iopts.collision_odb, cli_repo_gently()))
+		die_last();
 	iopts.nthreads = o->nthreads;
 	iopts.warn = print_error;
 	iopts.progress_fd = o->verbose ? 2 : -1;

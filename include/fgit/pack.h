@@ -64,10 +64,17 @@ struct fgit_index_pack_options {
 	 */
 	struct fgit_odb *fix_thin_odb;
 	int fix_thin_compression;
+	/*
+	 * Objects this database already has are read and compared with the
+	 * pack's: a difference is FGIT_ECOLLISION, "SHA1 COLLISION FOUND WITH
+	 * <id> !" (git checks this whenever it runs in a repository).  NULL:
+	 * no check.  Objects above 64 MiB are not compared yet.
+	 */
+	struct fgit_odb *collision_odb;
 };
 #define FGIT_INDEX_PACK_OPTIONS_VERSION 1
 #define FGIT_INDEX_PACK_OPTIONS_INIT \
-	{ FGIT_INDEX_PACK_OPTIONS_VERSION, FGIT_HASH_SHA1, 0, -1, NULL, 0, NULL, NULL, NULL, 1 }
+	{ FGIT_INDEX_PACK_OPTIONS_VERSION, FGIT_HASH_SHA1, 0, -1, NULL, 0, NULL, NULL, NULL, 1, NULL }
 
 /* The default thread count: online CPUs, at most 3 (as git's). */
 int fgit_index_pack_default_threads(void);

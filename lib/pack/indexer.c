@@ -86,6 +86,7 @@ struct fgit_indexer {
 	unsigned char *leftover;
 	size_t leftover_len;
 	uint32_t nr_local;	/* bases --fix-thin appended */
+	struct fgit_odb *odb;	/* objects to check for collisions, or NULL */
 };
 
 struct reader {
@@ -369,6 +370,36 @@ static int grow(void **arr, uint32_t *alloc, size_t item, uint32_t max)
 	return 0;
 }
 
+/*
+ * An object the repository already has must be the same object: anything
+ * else is a collision (git compares the contents as well).
+ */
+static int check_collision(const struct fgit_indexer *ix, const unsigned char *raw,
+			   enum fgit_object_type type, const void *data, size_t size)
+{
+	struct fgit_oid oid;
+	enum fgit_object_type htype;
+	void *have = NULL;
+	size_t hsize;
+	char hex[FGIT_MAX_HEXSZ + 1];
+	int same;
+
+	if (!ix->odb)
+		return 0;
+	fgit_oid_from_raw(&oid, raw, ix->algo);
+	if (fgit_odb_exists(ix->odb, &oid) != 1)
+		return 0;
+	if (fgit_odb_read(&have, &hsize, &htype, ix->odb, &oid))
+		return fgit_error_set(FGIT_ERROR, "cannot read existing object %s",
+				      fgit_oid_to_hex(hex, &oid));
+	same = htype == type && hsize == size && !memcmp(have, data, size);
+	free(have);
+	if (!same)
+		return fgit_error_set(FGIT_ECOLLISION, "SHA1 COLLISION FOUND WITH %s !",
+				      fgit_oid_to_hex(hex, &oid));
+	return 0;
+}
+
 static int name_object(unsigned char *oid_out, int algo, enum fgit_object_type type,
 		       const void *data, size_t len)
 {
@@ -500,7 +531,8 @@ static int parse_entry(struct pass1 *p, uint32_t i, uint32_t remaining)
 				return -1;
 		}
 		if (p->name_inline && type <= FGIT_OBJ_TAG) {
-			if (name_object(OID(ix, i), ix->algo, type, p->scratch, (size_t)size))
+			if (name_object(OID(ix, i), ix->algo, type, p->scratch, (size_t)size) ||
+			    check_collision(ix, OID(ix, i), type, p->scratch, (size_t)size))
 				return -1;
 			e->named = 1;
 		}
@@ -598,7 +630,9 @@ static void *helper_main(void *arg)
 			continue;
 		if (read_inflate(&data, p->fd, dd, &in, &in_cap, from, end - from, size))
 			break;	/* pass 2 will meet the problem again and report it */
-		if (name_object(oid, ix->algo, type, data, (size_t)size)) {
+		/* a collision is left for pass 2 to find again and report */
+		if (name_object(oid, ix->algo, type, data, (size_t)size) ||
+		    check_collision(ix, oid, type, data, (size_t)size)) {
 			free(data);
 			break;
 		}
@@ -883,6 +917,8 @@ static int resolve_tree(struct pass2 *p, struct worker *w)
 			ix->stats[ci].base = f->ent;
 		}
 		ret = name_object(OID(ix, ci), ix->algo, c->real_type, result, rsize);
+		if (!ret)
+			ret = check_collision(ix, OID(ix, ci), c->real_type, result, rsize);
 		if (ret) {
 			free(result);
 			return ret;
@@ -938,6 +974,8 @@ static int pass2_chunk(size_t begin, size_t end, int worker, void *payload)
 			return keep_error(p, w, ret);
 		if (!e->named) {
 			ret = name_object(OID(ix, i), ix->algo, e->type, data, (size_t)e->size);
+			if (!ret)
+				ret = check_collision(ix, OID(ix, i), e->type, data, (size_t)e->size);
 			if (ret) {
 				free(data);
 				return keep_error(p, w, ret);
@@ -1269,6 +1307,7 @@ int fgit_indexer_run(struct fgit_indexer **out, int in_fd, int copy_fd,
 	ix->algo = opts->algo ? opts->algo : FGIT_HASH_SHA1;
 	ix->rawsz = fgit_hash_rawsz(ix->algo);
 	ix->flags = opts->flags;
+	ix->odb = opts->collision_odb;
 	p.ix = ix;
 	p.r.fd = in_fd;
 	p.r.copy_fd = copy_fd;

@@ -156,6 +156,19 @@ test_expect_success '--fix-thin: bases missing locally stay unresolved; without 
 	thin_both "" "$TRASH/thin.pack" --fix-thin && thin_both main~60 "$TRASH/thin.pack" &&
 	cp thin.pack t.pack && compare_fail index-pack --fix-thin t.pack
 '
+test_expect_success 'an object the repository has with other content: SHA1 COLLISION' '
+	rm -rf r && git init -q --bare r &&
+	x=$(git -C small rev-parse HEAD:f1) &&
+	mkdir -p r/objects/$(echo $x | cut -c1-2) &&
+	printf "blob 21\000not the real content\n" | python3 -c "import sys, zlib; sys.stdout.buffer.write(zlib.compress(sys.stdin.buffer.read()))" \
+		>r/objects/$(echo $x | cut -c1-2)/$(echo $x | cut -c3-) &&
+	stdin_in_r "$SMALL" && grep "SHA1 COLLISION FOUND WITH $x !" "$CMP/fgit.err" &&
+	stdin_in_r "$SMALL" --threads=1 && diff -u "$CMP/git.err" "$CMP/fgit.err" &&
+	cp "$SMALL" "$TRASH/r/c.pack" && cd r && compare_err index-pack c.pack
+'
+test_expect_success 'objects the repository has already, with the same content: accepted' '
+	rm -rf r && git clone -q --bare small r && stdin_in_r "$SMALL" && test -s "$CMP/fgit.out"
+'
 test_expect_success '--stdin outside a repository fails as git does' '
 	mkdir -p nore && cd nore && GIT_CEILING_DIRECTORIES=$TRASH compare_stdin "$SMALL" index-pack --stdin
 '

@@ -32,7 +32,7 @@ struct ip_opts {
 	const char *keep_msg;
 	const char *progress_title;
 	int from_stdin, verify, show_stat, stat_only, verbose, rev_index;
-	int show_resolving_progress, nthreads, strict;
+	int show_resolving_progress, nthreads, strict, fix_thin;
 	unsigned int idx_version;
 	uint32_t off32_limit;
 };
@@ -261,6 +261,8 @@ static int run_index_pack(struct ip_opts *o)
 
 	if (!o->pack_name && !o->from_stdin)
 		cli_usage(index_pack_usage);
+	if (o->fix_thin && !o->from_stdin)
+		die("the option '%s' requires '%s'", "--fix-thin", "--stdin");
 	if (o->from_stdin) {
 		odir = objects_dir();
 		if (!odir)
@@ -315,6 +317,19 @@ static int run_index_pack(struct ip_opts *o)
 		}
 	}
 
+	if (o->fix_thin) {
+		/* git compresses appended bases at its loose-object level */
+		struct fgit_config *cfg = cli_config();
+		int level;
+		if (fgit_repo_odb(&iopts.fix_thin_odb, cli_repo()))
+			die_last();
+		if (!fgit_config_get_int(&level, cfg, "core.loosecompression") ||
+		    !fgit_config_get_int(&level, cfg, "core.compression"))
+			iopts.fix_thin_compression = level < 0 ? 6 : level;
+	}
+	/* Inside a repository git compares every object it already has. */
+	if (cli_repo_gently() && fgit_repo_odb(&iopts.collision_odb, cli_repo_gently()))
+		die_last();
 	iopts.nthreads = o->nthreads;
 	iopts.warn = print_error;
 	iopts.progress_fd = o->verbose ? 2 : -1;
@@ -476,7 +491,7 @@ CLI_CMD(index_pack)
 		if (!strcmp(arg, "--stdin")) {
 			o.from_stdin = 1;
 		} else if (!strcmp(arg, "--fix-thin")) {
-			die_unimplemented("index-pack", "--fix-thin");
+			o.fix_thin = 1;
 		} else if (skip_optional(arg, "--strict", &v) ||
 			   !strcmp(arg, "--check-self-contained-and-connected") ||
 			   skip_optional(arg, "--fsck-objects", &v) ||

@@ -29,6 +29,7 @@
 #include "oid.h"
 
 struct fgit_indexer;
+struct fgit_odb;
 
 enum fgit_index_pack_flags {
 	/* The input is a stream received from elsewhere: the progress meter
@@ -55,10 +56,25 @@ struct fgit_index_pack_options {
 	 */
 	void (*warn)(const char *msg, void *payload);
 	void *warn_payload;
+	/*
+	 * --fix-thin: bases of REF deltas the pack lacks are read from this
+	 * database and appended to the pack (which must then be copy_fd),
+	 * compressed at fix_thin_compression (git's core.looseCompression,
+	 * default 1); the object count and trailer are rewritten.
+	 */
+	struct fgit_odb *fix_thin_odb;
+	int fix_thin_compression;
+	/*
+	 * Objects this database already has are read and compared with the
+	 * pack's: a difference is FGIT_ECOLLISION, "SHA1 COLLISION FOUND WITH
+	 * <id> !" (git checks this whenever it runs in a repository).  NULL:
+	 * no check.  Objects above 64 MiB are not compared yet.
+	 */
+	struct fgit_odb *collision_odb;
 };
 #define FGIT_INDEX_PACK_OPTIONS_VERSION 1
 #define FGIT_INDEX_PACK_OPTIONS_INIT \
-	{ FGIT_INDEX_PACK_OPTIONS_VERSION, FGIT_HASH_SHA1, 0, -1, NULL, 0, NULL, NULL }
+	{ FGIT_INDEX_PACK_OPTIONS_VERSION, FGIT_HASH_SHA1, 0, -1, NULL, 0, NULL, NULL, NULL, 1, NULL }
 
 /* The default thread count: online CPUs, at most 3 (as git's). */
 int fgit_index_pack_default_threads(void);
@@ -78,6 +94,8 @@ void fgit_indexer_free(struct fgit_indexer *ix);
 
 /* Number of objects, and the pack's trailing checksum (rawsz bytes). */
 uint32_t fgit_indexer_count(const struct fgit_indexer *ix);
+/* How many bases --fix-thin appended (they are counted in count too). */
+uint32_t fgit_indexer_local_objects(const struct fgit_indexer *ix);
 const unsigned char *fgit_indexer_pack_hash(const struct fgit_indexer *ix);
 
 /*

@@ -30,6 +30,8 @@ void fgit_progress_add(struct fgit_progress *p, uint64_t n);
 void fgit_progress_bytes(struct fgit_progress *p, uint64_t bytes);
 /* Print the final ", done." line (if the meter was shown) and free it. */
 void fgit_progress_done(struct fgit_progress *p);
+/* The same with ", <msg>." instead of ", done." (git's stop_progress_msg). */
+void fgit_progress_done_msg(struct fgit_progress *p, const char *msg);
 
 /* Format a byte count the way git's progress does ("1.23 MiB"). */
 void fgit_human_bytes(char *out, size_t outsz, uint64_t bytes);

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 #include "fgit/common.h"
@@ -37,6 +38,7 @@
 #include "fgit/pack.h"
 #include "fgit/progress.h"
 #include "fgit/thread.h"
+#include "fgit/odb.h"
 #include "odb/delta.h"
 
 /* Objects larger than this are inflated by zlib in chunks in pass 1 (and
@@ -83,6 +85,8 @@ struct fgit_indexer {
 	unsigned char pack_hash[FGIT_MAX_RAWSZ];
 	unsigned char *leftover;
 	size_t leftover_len;
+	uint32_t nr_local;	/* bases --fix-thin appended */
+	struct fgit_odb *odb;	/* objects to check for collisions, or NULL */
 };
 
 struct reader {
@@ -91,6 +95,7 @@ struct reader {
 	unsigned char *buf;
 	size_t cap, len, pos, hashed;
 	uint64_t buf_off;	/* pack offset of buf[0] */
+	_Atomic uint64_t flushed;	/* pack bytes written to copy_fd so far */
 	int eof;
 	struct fgit_hash_ctx csum;
 	struct fgit_progress *prog;
@@ -146,6 +151,51 @@ static int write_all(int fd, const void *p, size_t n)
 	return 0;
 }
 
+/*
+ * pread() len bytes of zlib data at `from` (into *in, grown as needed) and
+ * inflate them to exactly `size` bytes; *out is malloc'd with a NUL after.
+ */
+static int read_inflate(unsigned char **out, int fd, struct libdeflate_decompressor *dd,
+			unsigned char **in, size_t *in_cap, uint64_t from, uint64_t len,
+			uint64_t size)
+{
+	unsigned char *data;
+	size_t got = 0, used = 0;
+
+	if (len > SIZE_MAX - 1 || size >= SIZE_MAX)
+		return fgit_error_set(FGIT_ENOMEM, "out of memory");
+	if (len > *in_cap) {
+		unsigned char *nb = realloc(*in, (size_t)len);
+		if (!nb)
+			return fgit_error_set(FGIT_ENOMEM, "out of memory");
+		*in = nb;
+		*in_cap = (size_t)len;
+	}
+	while (got < len) {
+		ssize_t n = pread(fd, *in + got, (size_t)len - got, (off_t)(from + got));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return fgit_error_errno(FGIT_ERROR, "cannot pread pack file");
+		if (!n)
+			return fgit_error_set(FGIT_EINVALID,
+					      "premature end of pack file, %llu bytes missing",
+					      (unsigned long long)(len - got));
+		got += (size_t)n;
+	}
+	data = malloc((size_t)size + 1);
+	if (!data)
+		return fgit_error_set(FGIT_ENOMEM, "out of memory");
+	if (libdeflate_zlib_decompress_ex(dd, *in, (size_t)len, data, (size_t)size,
+					  &used, NULL) != LIBDEFLATE_SUCCESS) {
+		free(data);
+		return fgit_error_set(FGIT_EINVALID, "serious inflate inconsistency");
+	}
+	data[size] = 0;
+	*out = data;
+	return 0;
+}
+
 /* Checksum (and copy out) what has been consumed but not yet hashed. */
 static int flush_consumed(struct reader *r)
 {
@@ -156,6 +206,7 @@ static int flush_consumed(struct reader *r)
 	if (r->copy_fd >= 0 && write_all(r->copy_fd, r->buf + r->hashed, n))
 		return -1;
 	r->hashed = r->pos;
+	atomic_store_explicit(&r->flushed, r->buf_off + r->pos, memory_order_release);
 	return 0;
 }
 
@@ -287,6 +338,21 @@ struct pass1 {
 	uint32_t nr_ofs, ofs_alloc;
 	struct ref_ref *ref;
 	uint32_t nr_ref, ref_alloc;
+
+	/*
+	 * With several threads, a helper names non-delta objects while pass 1
+	 * goes on, on the core pass 1 leaves idle: it takes entries pass 1
+	 * has finished (`published`), reads them back with pread() and marks
+	 * them named, so pass 2 has only bases and deltas left.  Array growth
+	 * and the helper's reads and writes of the arrays share `lock`.
+	 */
+	pthread_t helper;
+	int helper_running;
+	pthread_mutex_t lock;
+	_Atomic uint32_t published;	/* entries fully parsed */
+	_Atomic uint32_t published_nd;	/* of them, in nondelta[] */
+	_Atomic int done;
+	int fd;				/* where entries can be read back */
 };
 
 /* Grow an array by half again (at most to max items). */
@@ -301,6 +367,36 @@ static int grow(void **arr, uint32_t *alloc, size_t item, uint32_t max)
 		return fgit_error_set(FGIT_ENOMEM, "out of memory");
 	*arr = n;
 	*alloc = (uint32_t)want;
+	return 0;
+}
+
+/*
+ * An object the repository already has must be the same object: anything
+ * else is a collision (git compares the contents as well).
+ */
+static int check_collision(const struct fgit_indexer *ix, const unsigned char *raw,
+			   enum fgit_object_type type, const void *data, size_t size)
+{
+	struct fgit_oid oid;
+	enum fgit_object_type htype;
+	void *have = NULL;
+	size_t hsize;
+	char hex[FGIT_MAX_HEXSZ + 1];
+	int same;
+
+	if (!ix->odb)
+		return 0;
+	fgit_oid_from_raw(&oid, raw, ix->algo);
+	if (fgit_odb_exists(ix->odb, &oid) != 1)
+		return 0;
+	if (fgit_odb_read(&have, &hsize, &htype, ix->odb, &oid))
+		return fgit_error_set(FGIT_ERROR, "cannot read existing object %s",
+				      fgit_oid_to_hex(hex, &oid));
+	same = htype == type && hsize == size && !memcmp(have, data, size);
+	free(have);
+	if (!same)
+		return fgit_error_set(FGIT_ECOLLISION, "SHA1 COLLISION FOUND WITH %s !",
+				      fgit_oid_to_hex(hex, &oid));
 	return 0;
 }
 
@@ -435,7 +531,8 @@ static int parse_entry(struct pass1 *p, uint32_t i, uint32_t remaining)
 				return -1;
 		}
 		if (p->name_inline && type <= FGIT_OBJ_TAG) {
-			if (name_object(OID(ix, i), ix->algo, type, p->scratch, (size_t)size))
+			if (name_object(OID(ix, i), ix->algo, type, p->scratch, (size_t)size) ||
+			    check_collision(ix, OID(ix, i), type, p->scratch, (size_t)size))
 				return -1;
 			e->named = 1;
 		}
@@ -468,6 +565,9 @@ static int grow_arrays(struct pass1 *p, uint32_t want)
 {
 	struct fgit_indexer *ix = p->ix;
 	void *a, *b, *c, *d = NULL;
+	int ret = 0;
+	if (p->helper_running)
+		pthread_mutex_lock(&p->lock);
 	a = realloc(ix->e, ((size_t)want + 1) * sizeof(*ix->e));
 	if (a)
 		ix->e = a;
@@ -483,8 +583,69 @@ static int grow_arrays(struct pass1 *p, uint32_t want)
 			ix->stats = d;
 	}
 	if (!a || !b || !c || ((ix->flags & FGIT_INDEX_PACK_STATS) && !d))
-		return fgit_error_set(FGIT_ENOMEM, "out of memory");
-	return 0;
+		ret = fgit_error_set(FGIT_ENOMEM, "out of memory");
+	if (p->helper_running)
+		pthread_mutex_unlock(&p->lock);
+	return ret;
+}
+
+static void *helper_main(void *arg)
+{
+	struct pass1 *p = arg;
+	struct fgit_indexer *ix = p->ix;
+	struct libdeflate_decompressor *dd = libdeflate_alloc_decompressor();
+	unsigned char *in = NULL;
+	size_t in_cap = 0;
+	uint32_t k = 0;
+
+	while (dd && !atomic_load(&p->done)) {
+		uint32_t pub = atomic_load_explicit(&p->published, memory_order_acquire);
+		uint32_t pub_nd = atomic_load_explicit(&p->published_nd, memory_order_acquire);
+		uint64_t from, end, size;
+		uint32_t i;
+		int type, named;
+		unsigned char *data = NULL, oid[FGIT_MAX_RAWSZ];
+		struct timespec ts = { 0, 200000 };
+
+		if (k >= pub_nd) {
+			nanosleep(&ts, NULL);
+			continue;
+		}
+		pthread_mutex_lock(&p->lock);
+		i = p->nondelta[k];
+		from = ix->e[i].offset + ix->e[i].hdr_len;
+		end = i + 1 < pub ? ix->e[i + 1].offset : 0;
+		size = ix->e[i].size;
+		type = ix->e[i].type;
+		named = ix->e[i].named;
+		pthread_mutex_unlock(&p->lock);
+		/* The entry's end is known once the next one is parsed, and
+		 * with --stdin its bytes must have reached the file. */
+		if (!end || end > atomic_load_explicit(&p->r.flushed, memory_order_acquire)) {
+			nanosleep(&ts, NULL);
+			continue;
+		}
+		k++;
+		if (named)
+			continue;
+		if (read_inflate(&data, p->fd, dd, &in, &in_cap, from, end - from, size))
+			break;	/* pass 2 will meet the problem again and report it */
+		/* a collision is left for pass 2 to find again and report */
+		if (name_object(oid, ix->algo, type, data, (size_t)size) ||
+		    check_collision(ix, oid, type, data, (size_t)size)) {
+			free(data);
+			break;
+		}
+		free(data);
+		pthread_mutex_lock(&p->lock);
+		memcpy(OID(ix, i), oid, ix->rawsz);
+		ix->e[i].named = 1;
+		pthread_mutex_unlock(&p->lock);
+	}
+	if (dd)
+		libdeflate_free_decompressor(dd);
+	free(in);
+	return NULL;
 }
 
 static int run_pass1(struct pass1 *p, const struct fgit_index_pack_options *opts)
@@ -525,6 +686,13 @@ static int run_pass1(struct pass1 *p, const struct fgit_index_pack_options *opts
 		}
 		if (parse_entry(p, i, nr - i))
 			return -1;
+		/* With --stdin the helper reads entries back from the copy:
+		 * keep it no more than 64 KiB behind. */
+		if (p->helper_running && r->copy_fd >= 0 && r->pos - r->hashed >= 65536 &&
+		    flush_consumed(r))
+			return -1;
+		atomic_store_explicit(&p->published_nd, p->nr_nondelta, memory_order_release);
+		atomic_store_explicit(&p->published, i + 1, memory_order_release);
 		fgit_progress_set(r->prog, (uint64_t)i + 1);
 	}
 	if (!nr && grow_arrays(p, 1))
@@ -617,42 +785,9 @@ static int keep_error(struct pass2 *p, struct worker *w, int code)
 static int load_entry(unsigned char **out, struct pass2 *p, struct worker *w, uint32_t ent)
 {
 	const struct entry *e = &p->ix->e[ent];
-	uint64_t from = e->offset + e->hdr_len, len = p->ix->e[ent + 1].offset - from;
-	unsigned char *data;
-	size_t got = 0, used = 0;
-
-	if (len > SIZE_MAX - 1 || e->size >= SIZE_MAX)
-		return fgit_error_set(FGIT_ENOMEM, "out of memory");
-	if (len > w->in_cap) {
-		unsigned char *nb = realloc(w->in, (size_t)len);
-		if (!nb)
-			return fgit_error_set(FGIT_ENOMEM, "out of memory");
-		w->in = nb;
-		w->in_cap = (size_t)len;
-	}
-	while (got < len) {
-		ssize_t n = pread(p->fd, w->in + got, (size_t)len - got, (off_t)(from + got));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return fgit_error_errno(FGIT_ERROR, "cannot pread pack file");
-		if (!n)
-			return fgit_error_set(FGIT_EINVALID,
-					      "premature end of pack file, %llu bytes missing",
-					      (unsigned long long)(len - got));
-		got += (size_t)n;
-	}
-	data = malloc((size_t)e->size + 1);
-	if (!data)
-		return fgit_error_set(FGIT_ENOMEM, "out of memory");
-	if (libdeflate_zlib_decompress_ex(w->dd, w->in, (size_t)len, data, (size_t)e->size,
-					  &used, NULL) != LIBDEFLATE_SUCCESS) {
-		free(data);
-		return fgit_error_set(FGIT_EINVALID, "serious inflate inconsistency");
-	}
-	data[e->size] = 0;
-	*out = data;
-	return 0;
+	uint64_t from = e->offset + e->hdr_len;
+	return read_inflate(out, p->fd, w->dd, &w->in, &w->in_cap, from,
+			    p->ix->e[ent + 1].offset - from, e->size);
 }
 
 static void ofs_range(const struct pass2 *p, uint64_t off, uint32_t *lo_out, uint32_t *hi_out)
@@ -782,6 +917,8 @@ static int resolve_tree(struct pass2 *p, struct worker *w)
 			ix->stats[ci].base = f->ent;
 		}
 		ret = name_object(OID(ix, ci), ix->algo, c->real_type, result, rsize);
+		if (!ret)
+			ret = check_collision(ix, OID(ix, ci), c->real_type, result, rsize);
 		if (ret) {
 			free(result);
 			return ret;
@@ -837,6 +974,8 @@ static int pass2_chunk(size_t begin, size_t end, int worker, void *payload)
 			return keep_error(p, w, ret);
 		if (!e->named) {
 			ret = name_object(OID(ix, i), ix->algo, e->type, data, (size_t)e->size);
+			if (!ret)
+				ret = check_collision(ix, OID(ix, i), e->type, data, (size_t)e->size);
 			if (ret) {
 				free(data);
 				return keep_error(p, w, ret);
@@ -885,6 +1024,181 @@ int fgit_index_pack_default_threads(void)
 	return n > 3 ? 3 : n;
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int put_hdr(unsigned char *h, int type, uint64_t size)
+{
+	int n = 0;
+	h[n] = (unsigned char)(type << 4 | (size & 15));
+	size >>= 4;
+	while (size) {
+		h[n++] |= 0x80;
+		h[n] = size & 0x7f;
+		size >>= 7;
+	}
+	return n + 1;
+}
+
+/*
+ * --fix-thin: for each delta still unresolved, in pack order, append its
+ * base from the local object database to the pack (where the trailer was)
+ * and resolve what hangs off it; then rewrite the object count and the
+ * trailer, as git does.  Single-threaded: thin packs miss few bases.
+ */
+static int fix_thin(struct pass2 *p, struct pass1 *p1, const struct fgit_index_pack_options *opts)
+{
+	struct fgit_indexer *ix = p->ix;
+	uint32_t *todo = NULL, nr_todo = 0, k, nr0 = ix->nr;
+	uint64_t end = ix->e[ix->nr].offset;
+	unsigned char *buf = NULL;
+	struct fgit_hash_ctx c;
+	int ret = 0;
+
+	todo = malloc(((size_t)p->nr_ref + 1) * sizeof(*todo));
+	if (!todo)
+		return fgit_error_set(FGIT_ENOMEM, "out of memory");
+	for (k = 0; k < p->nr_ref; k++)
+		if (!atomic_load(&ix->e[p->ref[k].ent].claimed))
+			todo[nr_todo++] = k;
+	/* p->ref is sorted by base name; git appends in the deltas' pack order */
+	for (k = 0; k < nr_todo; k++)
+		todo[k] = p->ref[todo[k]].ent;
+	qsort(todo, nr_todo, sizeof(*todo), cmp_u32);
+	for (k = 0; k < nr_todo; k++) {
+		uint32_t d = todo[k], lo, hi, j, n;
+		const unsigned char *base_oid = NULL;
+		struct fgit_oid oid, check;
+		enum fgit_object_type type;
+		void *data = NULL;
+		size_t size;
+		unsigned char hdr[16], *z;
+		uLongf zlen;
+		int hl;
+
+		if (atomic_load(&ix->e[d].claimed))
+			continue;
+		for (j = 0; j < p->nr_ref; j++)
+			if (p->ref[j].ent == d) {
+				base_oid = p->ref[j].oid;
+				break;
+			}
+		if (!base_oid)
+			continue;
+		fgit_oid_from_raw(&oid, base_oid, ix->algo);
+		if (fgit_odb_read(&data, &size, &type, opts->fix_thin_odb, &oid))
+			continue;
+		if (fgit_hash_object(&check, ix->algo, type, data, size) ||
+		    !fgit_oid_equal(&check, &oid)) {
+			char hex[FGIT_MAX_HEXSZ + 1];
+			free(data);
+			ret = fgit_error_set(FGIT_EINVALID, "local object %s is corrupt",
+					     fgit_oid_to_hex(hex, &oid));
+			goto out;
+		}
+		hl = put_hdr(hdr, type, size);
+		zlen = compressBound(size);
+		z = malloc(zlen + (size_t)hl);
+		if (!z || (memcpy(z, hdr, (size_t)hl),
+			   compress2(z + hl, &zlen, data, size, opts->fix_thin_compression) != Z_OK)) {
+			free(z);
+			free(data);
+			ret = fgit_error_set(FGIT_ENOMEM, "out of memory");
+			goto out;
+		}
+		if (ix->nr == UINT32_MAX || grow_arrays(p1, ix->nr + 1)) {
+			free(z);
+			free(data);
+			ret = fgit_error_set(FGIT_ENOMEM, "out of memory");
+			goto out;
+		}
+		for (j = 0; j < (uint32_t)hl + zlen;) {
+			ssize_t w = pwrite(p->fd, z + j, (size_t)hl + zlen - j, (off_t)(end + j));
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0) {
+				free(z);
+				free(data);
+				ret = fgit_error_errno(FGIT_ERROR, "cannot write pack file");
+				goto out;
+			}
+			j += (uint32_t)w;
+		}
+		n = ix->nr++;
+		memset(&ix->e[n], 0, sizeof(ix->e[n]));
+		ix->e[n].offset = end;
+		ix->e[n].size = size;
+		ix->e[n].hdr_len = (uint8_t)hl;
+		ix->e[n].type = ix->e[n].real_type = (uint8_t)type;
+		ix->e[n].named = 1;
+		ix->e[n].crc = (uint32_t)libdeflate_crc32(0, z, (size_t)hl + zlen);
+		if (ix->stats) {
+			ix->stats[n].base = UINT32_MAX;
+			ix->stats[n].depth = 0;
+		}
+		memcpy(OID(ix, n), oid.hash, ix->rawsz);
+		end += (uint64_t)hl + zlen;
+		memset(&ix->e[ix->nr], 0, sizeof(ix->e[ix->nr]));
+		ix->e[ix->nr].offset = end;
+		ix->nr_local++;
+		free(z);
+		ref_range(p, OID(ix, n), &lo, &hi);
+		if (push_frame(&p->w[0], data, size, n, 0, 0, lo, hi)) {
+			free(data);
+			ret = -1;
+			goto out;
+		}
+		ret = resolve_tree(p, &p->w[0]);
+		if (ret) {
+			unwind(&p->w[0]);
+			if (p->w[0].warn[0] && opts->warn)
+				opts->warn(p->w[0].warn, opts->warn_payload);
+			goto out;
+		}
+	}
+	if (ix->nr == nr0)
+		goto out;
+	/* the new object count, and a trailer over the whole pack */
+	{
+		unsigned char cnt[4] = { (unsigned char)(ix->nr >> 24), (unsigned char)(ix->nr >> 16),
+					 (unsigned char)(ix->nr >> 8), (unsigned char)ix->nr };
+		uint64_t off = 0;
+		if (pwrite(p->fd, cnt, 4, 8) != 4) {
+			ret = fgit_error_errno(FGIT_ERROR, "cannot write pack file");
+			goto out;
+		}
+		buf = malloc(READ_CHUNK);
+		if (!buf) {
+			ret = fgit_error_set(FGIT_ENOMEM, "out of memory");
+			goto out;
+		}
+		fgit_checksum_init(&c, ix->algo);
+		while (off < end) {
+			size_t want = end - off < READ_CHUNK ? (size_t)(end - off) : READ_CHUNK;
+			ssize_t got = pread(p->fd, buf, want, (off_t)off);
+			if (got <= 0) {
+				ret = fgit_error_errno(FGIT_ERROR, "cannot pread pack file");
+				goto out;
+			}
+			fgit_checksum_update(&c, buf, (size_t)got);
+			off += (uint64_t)got;
+		}
+		fgit_checksum_final(ix->pack_hash, &c);
+		if (pwrite(p->fd, ix->pack_hash, ix->rawsz, (off_t)end) != (ssize_t)ix->rawsz ||
+		    ftruncate(p->fd, (off_t)(end + ix->rawsz))) {
+			ret = fgit_error_errno(FGIT_ERROR, "cannot write pack file");
+			goto out;
+		}
+	}
+out:
+	free(buf);
+	free(todo);
+	return ret;
+}
+
 static int run_pass2(struct pass1 *p1, int fd, const struct fgit_index_pack_options *opts,
 		     int nthreads)
 {
@@ -903,8 +1217,10 @@ static int run_pass2(struct pass1 *p1, int fd, const struct fgit_index_pack_opti
 	p.nr_ref = p1->nr_ref;
 	atomic_init(&p.resolved, 0);
 	pthread_mutex_init(&p.err_lock, NULL);
-	qsort(p1->ofs, p1->nr_ofs, sizeof(*p1->ofs), cmp_ofs);
-	qsort(p1->ref, p1->nr_ref, sizeof(*p1->ref), cmp_ref);
+	if (p1->nr_ofs)
+		qsort(p1->ofs, p1->nr_ofs, sizeof(*p1->ofs), cmp_ofs);
+	if (p1->nr_ref)
+		qsort(p1->ref, p1->nr_ref, sizeof(*p1->ref), cmp_ref);
 
 	p.w = calloc((size_t)nthreads, sizeof(*p.w));
 	if (!p.w) {
@@ -932,13 +1248,26 @@ static int run_pass2(struct pass1 *p1, int fd, const struct fgit_index_pack_opti
 		goto out;
 	}
 	unresolved = nr_deltas - atomic_load(&p.resolved);
+	if (unresolved && opts->fix_thin_odb && p1->nr_ref) {
+		ret = fix_thin(&p, p1, opts);
+		if (ret)
+			goto out;
+		unresolved = nr_deltas - atomic_load(&p.resolved);
+	}
 	if (unresolved) {
 		ret = fgit_error_set(FGIT_EINVALID, "pack has %u unresolved delta%s",
 				     unresolved, unresolved == 1 ? "" : "s");
 		goto out;
 	}
 	if (p.prog) {
-		fgit_progress_done(p.prog);
+		if (ix->nr_local) {
+			char msg[64];
+			snprintf(msg, sizeof(msg), "completed with %u local object%s",
+				 ix->nr_local, ix->nr_local == 1 ? "" : "s");
+			fgit_progress_done_msg(p.prog, msg);
+		} else {
+			fgit_progress_done(p.prog);
+		}
 		p.prog = NULL;
 	}
 out:
@@ -978,6 +1307,7 @@ int fgit_indexer_run(struct fgit_indexer **out, int in_fd, int copy_fd,
 	ix->algo = opts->algo ? opts->algo : FGIT_HASH_SHA1;
 	ix->rawsz = fgit_hash_rawsz(ix->algo);
 	ix->flags = opts->flags;
+	ix->odb = opts->collision_odb;
 	p.ix = ix;
 	p.r.fd = in_fd;
 	p.r.copy_fd = copy_fd;
@@ -993,7 +1323,21 @@ int fgit_indexer_run(struct fgit_indexer **out, int in_fd, int copy_fd,
 		ret = fgit_error_set(FGIT_ENOMEM, "out of memory");
 		goto out;
 	}
+	p.fd = copy_fd >= 0 ? copy_fd : in_fd;
+	atomic_init(&p.published, 0);
+	atomic_init(&p.published_nd, 0);
+	atomic_init(&p.done, 0);
+	atomic_init(&p.r.flushed, p.r.is_file && copy_fd < 0 ? UINT64_MAX : 0);
+	pthread_mutex_init(&p.lock, NULL);
+	if (nthreads > 1 && (copy_fd >= 0 || p.r.is_file))
+		p.helper_running = !pthread_create(&p.helper, NULL, helper_main, &p);
 	ret = run_pass1(&p, opts);
+	if (p.helper_running) {
+		atomic_store(&p.done, 1);
+		pthread_join(p.helper, NULL);
+		p.helper_running = 0;
+	}
+	pthread_mutex_destroy(&p.lock);
 	if (ret)
 		goto out;
 	free(p.r.buf);
@@ -1037,6 +1381,11 @@ void fgit_indexer_free(struct fgit_indexer *ix)
 uint32_t fgit_indexer_count(const struct fgit_indexer *ix)
 {
 	return ix->nr;
+}
+
+uint32_t fgit_indexer_local_objects(const struct fgit_indexer *ix)
+{
+	return ix->nr_local;
 }
 
 const unsigned char *fgit_indexer_pack_hash(const struct fgit_indexer *ix)

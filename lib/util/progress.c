@@ -84,7 +84,7 @@ struct fgit_progress *fgit_progress_new(const char *title, uint64_t total, int f
 	return p;
 }
 
-static void draw(struct fgit_progress *p, int done)
+static void draw(struct fgit_progress *p, int done, const char *msg)
 {
 	char line[512], tp[128] = "";
 	uint64_t n = atomic_load(&p->n);
@@ -111,7 +111,8 @@ static void draw(struct fgit_progress *p, int done)
 		int m;
 		size_t pad = p->last_len > len ? p->last_len - len : 0;
 		if (done)
-			m = snprintf(out, sizeof(out), "%s, done.%*s\n", line, (int)pad, "");
+			m = snprintf(out, sizeof(out), "%s, %s.%*s\n", line, msg ? msg : "done",
+				     (int)pad, "");
 		else
 			m = snprintf(out, sizeof(out), "%s%*s\r", line, (int)pad, "");
 		if (m > 0 && write(p->fd, out, (size_t)m) < 0)
@@ -130,7 +131,7 @@ static void maybe_draw(struct fgit_progress *p)
 		return;
 	if (t >= atomic_load(&p->next_ns)) {
 		atomic_store(&p->next_ns, t + 100000000u);
-		draw(p, 0);
+		draw(p, 0, NULL);
 	}
 	pthread_mutex_unlock(&p->draw);
 }
@@ -159,12 +160,17 @@ void fgit_progress_bytes(struct fgit_progress *p, uint64_t bytes)
 
 void fgit_progress_done(struct fgit_progress *p)
 {
+	fgit_progress_done_msg(p, NULL);
+}
+
+void fgit_progress_done_msg(struct fgit_progress *p, const char *msg)
+{
 	if (!p)
 		return;
 	pthread_mutex_lock(&p->draw);
 	/* A delayed meter that never showed stays silent, as git's does. */
 	if (p->shown || !(p->flags & FGIT_PROGRESS_DELAYED))
-		draw(p, 1);
+		draw(p, 1, msg);
 	pthread_mutex_unlock(&p->draw);
 	pthread_mutex_destroy(&p->draw);
 	free(p->title);

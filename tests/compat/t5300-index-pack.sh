@@ -81,8 +81,14 @@ done
 # repository; same stdout and exit code, same files in objects/pack.
 stdin_both()
 {
+	rm -rf "$TRASH/r" && git init -q --bare "$TRASH/r" && stdin_in_r "$@"
+}
+
+# stdin_in_r PACK ARGS...: the same in copies of the repository $TRASH/r.
+stdin_in_r()
+{
 	_p=$1; shift
-	rm -rf "$TRASH/g" "$TRASH/f" "$TRASH/r" && git init -q --bare "$TRASH/r" &&
+	rm -rf "$TRASH/g" "$TRASH/f" &&
 	cp -R "$TRASH/r" "$TRASH/g" && cp -R "$TRASH/r" "$TRASH/f" &&
 	g_rc=0 && f_rc=0 &&
 	{ (cd "$TRASH/g" && git index-pack --stdin "$@" <"$_p" >"$CMP/git.out" 2>"$CMP/git.err") || g_rc=$?; } &&
@@ -90,7 +96,7 @@ stdin_both()
 	{ cmp -s "$CMP/git.out" "$CMP/fgit.out" && [ "$g_rc" = "$f_rc" ] || _cmp_fail index-pack --stdin "$@"; } &&
 	if [ "$g_rc" != 0 ]; then
 		# git leaves its tmp_pack_* behind; fgit leaves nothing.
-		test -z "$(ls "$TRASH/f/objects/pack")"
+		test "$(ls "$TRASH/f/objects/pack")" = "$(ls "$TRASH/r/objects/pack")"
 		return
 	fi &&
 	(cd "$TRASH/g/objects/pack" && ls -l | awk '{print $1, $5, $9}') >"$CMP/gl" &&
@@ -110,12 +116,58 @@ test_expect_success '--stdin --keep and --keep=<msg>: "keep\t<hash>" and the .ke
 test_expect_success '--stdin --rev-index, --threads=1, -v' '
 	stdin_both "$SMALL" --rev-index && stdin_both "$DEEP" --threads=1 -v
 '
+test_expect_success '--stdin -v and --progress-title: final meter lines (rate masked)' '
+	for title in "" "Foo bar"; do
+		stdin_both "$DEEP" -v ${title:+--progress-title "$title"} &&
+		tr "\r" "\n" <"$CMP/git.err" | grep "done\.$" | sed "s/| [0-9.]* [KMG]*i*B*\/s/| RATE/" >"$CMP/g.m" &&
+		tr "\r" "\n" <"$CMP/fgit.err" | grep "done\.$" | sed "s/| [0-9.]* [KMG]*i*B*\/s/| RATE/" >"$CMP/f.m" &&
+		test -s "$CMP/g.m" && diff -u "$CMP/g.m" "$CMP/f.m" || return 1
+	done
+'
 test_expect_success '--stdin from a pipe, with a named output pack' '
 	rm -rf g f && git init -q --bare g && git init -q --bare f &&
 	(cd g && cat "$DEEP" | git index-pack --stdin "$TRASH/g/out.pack") >"$CMP/git.out" &&
 	(cd f && cat "$DEEP" | "$FGIT" index-pack --stdin "$TRASH/f/out.pack") >"$CMP/fgit.out" &&
 	cmp "$CMP/git.out" "$CMP/fgit.out" &&
 	cmp g/out.pack f/out.pack && cmp g/out.idx f/out.idx
+'
+# thin_both BASE-REV PACK ARGS...: index-pack --stdin ARGS of a thin pack in
+# bare repositories holding deep's history up to BASE-REV (pushed by git).
+thin_both()
+{
+	_b=$1; _p=$2; shift 2
+	rm -rf "$TRASH/r" && git init -q --bare "$TRASH/r" &&
+	if [ -n "$_b" ]; then (cd "$TRASH/deep" && git push -q "$TRASH/r" "$_b:refs/heads/main"); fi &&
+	stdin_in_r "$_p" "$@"
+}
+
+test_expect_success '--fix-thin: thin pack completed with local bases, pack and .idx identical' '
+	(cd deep && printf "%s\n^%s\n" $(git rev-parse main) $(git rev-parse main~60) |
+	 git pack-objects --revs --thin --stdout -q) >thin.pack &&
+	git verify-pack thin.pack 2>/dev/null; test $? != 0 || true &&
+	thin_both main~60 "$TRASH/thin.pack" --fix-thin &&
+	test -n "$(ls "$TRASH/f/objects/pack/"*.pack)" &&
+	thin_both main~60 "$TRASH/thin.pack" --fix-thin --threads=1 -v --rev-index &&
+	tr "\r" "\n" <"$CMP/git.err" | grep "local objects\.$" >"$CMP/g.m" &&
+	tr "\r" "\n" <"$CMP/fgit.err" | grep "local objects\.$" >"$CMP/f.m" &&
+	test -s "$CMP/g.m" && diff -u "$CMP/g.m" "$CMP/f.m" && fsck_ok "$TRASH/f"
+'
+test_expect_success '--fix-thin: bases missing locally stay unresolved; without --stdin refused' '
+	thin_both "" "$TRASH/thin.pack" --fix-thin && thin_both main~60 "$TRASH/thin.pack" &&
+	cp thin.pack t.pack && compare_fail index-pack --fix-thin t.pack
+'
+test_expect_success 'an object the repository has with other content: SHA1 COLLISION' '
+	rm -rf r && git init -q --bare r &&
+	x=$(git -C small rev-parse HEAD:f1) &&
+	mkdir -p r/objects/$(echo $x | cut -c1-2) &&
+	printf "blob 21\000not the real content\n" | python3 -c "import sys, zlib; sys.stdout.buffer.write(zlib.compress(sys.stdin.buffer.read()))" \
+		>r/objects/$(echo $x | cut -c1-2)/$(echo $x | cut -c3-) &&
+	stdin_in_r "$SMALL" && grep "SHA1 COLLISION FOUND WITH $x !" "$CMP/fgit.err" &&
+	stdin_in_r "$SMALL" --threads=1 && diff -u "$CMP/git.err" "$CMP/fgit.err" &&
+	cp "$SMALL" "$TRASH/r/c.pack" && cd r && compare_err index-pack c.pack
+'
+test_expect_success 'objects the repository has already, with the same content: accepted' '
+	rm -rf r && git clone -q --bare small r && stdin_in_r "$SMALL" && test -s "$CMP/fgit.out"
 '
 test_expect_success '--stdin outside a repository fails as git does' '
 	mkdir -p nore && cd nore && GIT_CEILING_DIRECTORIES=$TRASH compare_stdin "$SMALL" index-pack --stdin

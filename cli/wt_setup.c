@@ -136,10 +136,14 @@ int cli_add_standard_excludes(struct fgit_ignore *ig, struct fgit_repo *repo)
 	fgit_buf_addf(&b, "%s/info/exclude", fgit_repo_common_dir(repo));
 	r = 0;
 	if (access(b.ptr, R_OK) == 0) {
-		/* check-ignore -v names it as git_path() does */
-		const char *disp = fgit_repo_git_dir_display(repo);
+		/* check-ignore -v names it as git_path() does after moving to
+		 * the top of the work tree: relative to it when inside */
+		const char *wt = fgit_repo_work_tree(repo), *cd = fgit_repo_common_dir(repo);
+		size_t wl = wt ? strlen(wt) : 0;
 		struct fgit_buf name = FGIT_BUF_INIT;
-		fgit_buf_addf(&name, "%s/info/exclude", disp ? disp : fgit_repo_common_dir(repo));
+		if (wt && !strncmp(cd, wt, wl) && cd[wl] == '/')
+			cd += wl + 1;
+		fgit_buf_addf(&name, "%s/info/exclude", cd);
 		r = fgit_ignore_add_file(ig, b.ptr, name.ptr);
 		fgit_buf_release(&name);
 	}

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "cli.h"
 #include "wt_setup.h"
 #include "fgit/buf.h"
@@ -377,6 +378,13 @@ CLI_CMD(ls_files)
 	ls.idx = cli_index_load(ls.repo, index_path);
 
 	setup_ignore(ls.repo);
+	/*
+	 * Work from the top, as git does: lstat of a short relative path
+	 * walks fewer components than an absolute one (ls-files -m on a
+	 * 78k-entry tree: 129 ms of system time with absolute paths).
+	 */
+	if (fgit_repo_work_tree(ls.repo) && chdir(fgit_repo_work_tree(ls.repo)))
+		die_errno("cannot chdir to '%s'", fgit_repo_work_tree(ls.repo));
 	if (show_others) {
 		struct fgit_dirwalk_options wo = FGIT_DIRWALK_OPTIONS_INIT;
 		char *start = common_dir(ls.ps);
@@ -389,7 +397,7 @@ CLI_CMD(ls_files)
 		wo.start = start;
 		wo.cb = show_other;
 		wo.payload = &ls;
-		if (fgit_dirwalk(fgit_repo_work_tree(ls.repo), &wo) < 0)
+		if (fgit_dirwalk("", &wo) < 0)
 			die_last();
 		free(start);
 	}
@@ -399,10 +407,6 @@ CLI_CMD(ls_files)
 		size_t fs_base;
 
 		cli_wt_stat_options(&so, ls.repo);
-		if (fgit_repo_work_tree(ls.repo)) {
-			fgit_buf_adds(&fs, fgit_repo_work_tree(ls.repo));
-			fgit_buf_addch(&fs, '/');
-		}
 		fs_base = fs.len;
 		count = fgit_index_entrycount(ls.idx);
 		for (i = 0; i < count; i++) {

@@ -161,11 +161,8 @@ static void update_one(struct ui *u, const char *arg)
 {
 	char *path = cli_prefix_path(u->prefix, arg), *fspath;
 	struct stat st;
-	struct fgit_index_entry *probe;
 
-	/* normalise "./" and trailing slashes as git's prefix_path does */
-	if (fgit_index_entry_new(&probe, path, strlen(path)) == 0)
-		fgit_index_entry_free(probe);
+	/* NEEDSWORK: git's prefix_path also normalises "./", "../" and "//" */
 	if (u->mark_valid || u->mark_skip) {
 		if (u->mark_valid)
 			mark_flag(u, path, FGIT_INDEX_ASSUME_VALID, u->mark_valid > 0);

@@ -1,0 +1,172 @@
+/* See wt_setup.h. */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+#include "cli.h"
+#include "wt_setup.h"
+#include "fgit/config.h"
+#include "fgit/repo.h"
+
+char *cli_index_path(struct fgit_repo *repo)
+{
+	const char *env = getenv("GIT_INDEX_FILE");
+	struct fgit_buf b = FGIT_BUF_INIT;
+
+	if (env && *env)
+		return strdup(env);
+	fgit_buf_adds(&b, fgit_repo_git_dir(repo));
+	fgit_buf_adds(&b, "/index");
+	return fgit_buf_detach(&b, NULL);
+}
+
+struct fgit_index *cli_index_load(struct fgit_repo *repo, const char *path)
+{
+	struct fgit_index *idx;
+	struct fgit_index_load_opts o = FGIT_INDEX_LOAD_OPTS_INIT;
+
+	o.algo = fgit_repo_algo(repo);
+	o.shared_index_dir = fgit_repo_git_dir(repo);
+	o.flags = FGIT_INDEX_LOAD_MISSING_OK;
+	if (fgit_index_load(&idx, path, &o)) {
+		if (fgit_index_error_is_hdr()) {
+			error_last();
+			die("index file corrupt");
+		}
+		die_last();
+	}
+	return idx;
+}
+
+int cli_quote_path(struct fgit_repo *repo)
+{
+	int qp = 1;
+	if (fgit_config_get_bool(&qp, fgit_repo_config(repo), "core.quotepath"))
+		qp = 1;
+	fgit_error_clear();
+	return qp;
+}
+
+void cli_add_c_quoted(struct fgit_buf *b, const char *s, size_t len, int quote_path)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + len;
+	int need = 0;
+
+	for (; p < end; p++)
+		if (*p < 0x20 || *p == '"' || *p == '\\' || *p == 0x7f || (*p >= 0x80 && quote_path))
+			need = 1;
+	if (!need) {
+		fgit_buf_add(b, s, len);
+		return;
+	}
+	fgit_buf_addch(b, '"');
+	for (p = (const unsigned char *)s; p < end; p++) {
+		switch (*p) {
+		case '\a': fgit_buf_adds(b, "\\a"); break;
+		case '\b': fgit_buf_adds(b, "\\b"); break;
+		case '\t': fgit_buf_adds(b, "\\t"); break;
+		case '\n': fgit_buf_adds(b, "\\n"); break;
+		case '\v': fgit_buf_adds(b, "\\v"); break;
+		case '\f': fgit_buf_adds(b, "\\f"); break;
+		case '\r': fgit_buf_adds(b, "\\r"); break;
+		case '"': fgit_buf_adds(b, "\\\""); break;
+		case '\\': fgit_buf_adds(b, "\\\\"); break;
+		default:
+			if (*p < 0x20 || *p == 0x7f || (*p >= 0x80 && quote_path))
+				fgit_buf_addf(b, "\\%03o", *p);
+			else
+				fgit_buf_addch(b, *p);
+		}
+	}
+	fgit_buf_addch(b, '"');
+}
+
+void cli_add_relative(struct fgit_buf *b, const char *path, const char *prefix)
+{
+	const char *p = prefix ? prefix : "", *in = path;
+	size_t ups = 0, start = b->len;
+
+	while (*p) {
+		const char *slash = strchr(p, '/');
+		size_t n = slash ? (size_t)(slash - p) : strlen(p);
+		if (strncmp(in, p, n) || (in[n] != '/' && in[n] != '\0'))
+			break;
+		in += n;
+		p += n + (slash ? 1 : 0);
+		if (*in == '/')
+			in++;
+		else
+			break;
+	}
+	for (; *p; p++)
+		if (*p == '/')
+			ups++;
+	while (ups--)
+		fgit_buf_adds(b, "../");
+	fgit_buf_adds(b, in);
+	if (b->len == start)
+		fgit_buf_adds(b, "./");
+}
+
+int cli_add_standard_excludes(struct fgit_ignore *ig, struct fgit_repo *repo)
+{
+	const char *v = NULL;
+	struct fgit_buf b = FGIT_BUF_INIT;
+	int r;
+
+	if (fgit_config_get_string(&v, fgit_repo_config(repo), "core.excludesfile") == 0 && v) {
+		if (v[0] == '~' && v[1] == '/' && getenv("HOME")) {
+			fgit_buf_adds(&b, getenv("HOME"));
+			fgit_buf_adds(&b, v + 1);
+		} else {
+			fgit_buf_adds(&b, v);
+		}
+	} else {
+		const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+		if (xdg && *xdg)
+			fgit_buf_addf(&b, "%s/git/ignore", xdg);
+		else if (home)
+			fgit_buf_addf(&b, "%s/.config/git/ignore", home);
+	}
+	fgit_error_clear();
+	if (b.len && access(b.ptr, R_OK) == 0 &&
+	    (r = fgit_ignore_add_file(ig, b.ptr, b.ptr)) < 0)
+		goto out;
+	fgit_buf_reset(&b);
+	fgit_buf_addf(&b, "%s/info/exclude", fgit_repo_common_dir(repo));
+	r = 0;
+	if (access(b.ptr, R_OK) == 0) {
+		/* check-ignore -v names it as git_path() does after moving to
+		 * the top of the work tree: relative to it when inside */
+		const char *wt = fgit_repo_work_tree(repo), *cd = fgit_repo_common_dir(repo);
+		size_t wl = wt ? strlen(wt) : 0;
+		struct fgit_buf name = FGIT_BUF_INIT;
+		if (wt && !strncmp(cd, wt, wl) && cd[wl] == '/')
+			cd += wl + 1;
+		fgit_buf_addf(&name, "%s/info/exclude", cd);
+		r = fgit_ignore_add_file(ig, b.ptr, name.ptr);
+		fgit_buf_release(&name);
+	}
+out:
+	fgit_buf_release(&b);
+	return r;
+}
+
+void cli_wt_stat_options(struct fgit_wt_stat_options *o, struct fgit_repo *repo)
+{
+	struct fgit_config *cfg = fgit_repo_config(repo);
+	const char *v;
+	int b;
+
+	*o = (struct fgit_wt_stat_options)FGIT_WT_STAT_OPTIONS_INIT;
+	o->algo = fgit_repo_algo(repo);
+	if (!fgit_config_get_bool(&b, cfg, "core.filemode"))
+		o->trust_exec_bit = b;
+	if (!fgit_config_get_bool(&b, cfg, "core.trustctime"))
+		o->trust_ctime = b;
+	if (!fgit_config_get_bool(&b, cfg, "core.symlinks"))
+		o->has_symlinks = b;
+	if (!fgit_config_get_string(&v, cfg, "core.checkstat") && v && !strcasecmp(v, "minimal"))
+		o->check_stat = 0;
+	fgit_error_clear();
+}

@@ -1,0 +1,129 @@
+/*
+ * fgit_dirwalk — find the untracked (or ignored) paths of a work tree, as
+ * git's fill_directory() does for ls-files -o and status; and
+ * fgit_worktree_entry_changed — git's ie_modified(): has the file of an
+ * index entry changed since its stat data was recorded?
+ *
+ * The walk reads each directory once (readdir, d_type; lstat only when the
+ * file system gives no type), sorts its entries with directories keyed as
+ * "name/" so the callback sees paths in git's byte order without a global
+ * sort, skips ".git", and prunes before entering: ignored directories (unless
+ * ignored paths are wanted), directories no pathspec element can reach, and
+ * directories the index tracks as gitlinks.  The ignore stack is pushed on
+ * entering and popped on leaving each directory.
+ *
+ * Not thread-safe per walk (the ignore stack is mutable); separate walks
+ * with separate fgit_ignore objects may run in parallel.
+ */
+#ifndef FGIT_WORKTREE_H
+#define FGIT_WORKTREE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+struct fgit_oid;
+struct fgit_index;
+struct fgit_index_entry;
+struct fgit_ignore;
+struct fgit_pathspec;
+
+enum fgit_dirwalk_flags {
+	/* Report only ignored untracked paths (ls-files -o -i). */
+	FGIT_DIRWALK_SHOW_IGNORED = 1 << 0,
+	/* Report a wholly untracked directory as one entry (--directory). */
+	FGIT_DIRWALK_DIRECTORY = 1 << 1,
+	/* With DIRECTORY: leave out directories without untracked files. */
+	FGIT_DIRWALK_NO_EMPTY_DIRECTORY = 1 << 2,
+};
+
+/*
+ * Called for each path found, in git's order: `path` (len bytes, relative
+ * to the top, no trailing slash) is a directory when is_dir is set.  A
+ * nonzero return stops the walk and is returned by fgit_dirwalk().
+ */
+typedef int (*fgit_dirwalk_cb)(const char *path, size_t len, int is_dir, void *payload);
+
+struct fgit_dirwalk_options {
+	unsigned version;		/* FGIT_DIRWALK_OPTIONS_VERSION */
+	unsigned flags;			/* enum fgit_dirwalk_flags */
+	const struct fgit_index *index;	/* tracked paths; NULL: none */
+	/* Ignore rules, with an empty stack (the walk pushes from the top and
+	 * leaves it empty); NULL: nothing is ignored. */
+	struct fgit_ignore *ignore;
+	const struct fgit_pathspec *pathspec;	/* NULL: everything */
+	/* Start below this directory ("" or NULL: the top; "a/b" or "a/b/"):
+	 * git starts at the pathspec's common leading directory. */
+	const char *start;
+	fgit_dirwalk_cb cb;
+	void *payload;
+};
+#define FGIT_DIRWALK_OPTIONS_VERSION 1
+#define FGIT_DIRWALK_OPTIONS_INIT { FGIT_DIRWALK_OPTIONS_VERSION, 0, NULL, NULL, NULL, NULL, NULL, NULL }
+
+/*
+ * Walk the work tree at `workdir` (absolute or relative filesystem path of
+ * the top).  Returns 0, the callback's nonzero value, or a negative error
+ * (FGIT_ENOMEM; an unreadable directory is skipped as git does).
+ */
+int fgit_dirwalk(const char *workdir, const struct fgit_dirwalk_options *opts);
+
+/* ---- stat comparison ---- */
+
+/* What fgit_worktree_entry_changed() found (git's *_CHANGED bits). */
+enum fgit_wt_changed {
+	FGIT_WT_MTIME = 1 << 0,
+	FGIT_WT_CTIME = 1 << 1,
+	FGIT_WT_OWNER = 1 << 2,
+	FGIT_WT_MODE = 1 << 3,
+	FGIT_WT_INODE = 1 << 4,
+	FGIT_WT_DATA = 1 << 5,
+	FGIT_WT_TYPE = 1 << 6,
+};
+
+struct fgit_wt_stat_options {
+	unsigned version;	/* FGIT_WT_STAT_OPTIONS_VERSION */
+	int trust_exec_bit;	/* core.filemode (default 1) */
+	int trust_ctime;	/* core.trustctime (default 1) */
+	int check_stat;		/* core.checkStat: 1 default, 0 minimal */
+	int has_symlinks;	/* core.symlinks (default 1) */
+	/* Compare stat data only: never read file contents (git's
+	 * --really-refresh-less paths use content; this is for callers that
+	 * only want the stat verdict). */
+	int stat_only;
+	/* Ignore the assume-unchanged bit (git's CE_MATCH_IGNORE_VALID). */
+	int ignore_valid;
+	int algo;		/* FGIT_HASH_SHA1 */
+};
+#define FGIT_WT_STAT_OPTIONS_VERSION 1
+#define FGIT_WT_STAT_OPTIONS_INIT { FGIT_WT_STAT_OPTIONS_VERSION, 1, 1, 1, 1, 0, 0, 1 }
+
+/*
+ * Compare entry e of idx with st, the lstat() of its file at `fspath`
+ * (git's ie_match_stat + ie_modified): stat fields first; when they agree
+ * but the entry is racy (its mtime not older than the index file), or when
+ * only the size-less "smudged" data disagrees, the file is hashed and its
+ * id compared with the entry's.  Returns 0 when unchanged, a positive
+ * enum fgit_wt_changed mask when changed, negative on a read error.
+ * NEEDSWORK: content is hashed without CRLF/filter conversion (no
+ * attributes yet); gitlinks are compared by type only.
+ */
+int fgit_worktree_entry_changed(const struct fgit_index *idx,
+				const struct fgit_index_entry *e,
+				const struct stat *st, const char *fspath,
+				const struct fgit_wt_stat_options *opts);
+
+/* Only the stat comparison (git's ce_match_stat_basic): a changed mask. */
+int fgit_worktree_stat_differs(const struct fgit_index_entry *e, const struct stat *st,
+			       const struct fgit_wt_stat_options *opts);
+
+/* Hash the file at fspath (lstat'ed as st) as a blob: content or link target. */
+int fgit_worktree_hash_file(struct fgit_oid *out, const char *fspath,
+			    const struct stat *st, int algo);
+
+/* Fill e's stat fields from st (and mode from st with git's rules,
+ * keeping e's mode when !trust_exec_bit or !has_symlinks). */
+void fgit_worktree_fill_stat(struct fgit_index_entry *e, const struct stat *st,
+			     const struct fgit_wt_stat_options *opts);
+
+#endif

@@ -34,18 +34,27 @@ Recompression step testt: the state before step t has no difference when
 DV[t-5..t-1] are all zero; we take the largest multiple of 4 in the last such
 run (a multiple of 4 so the SHA-extension path can stop its rounds there).
 
-Unavoidable conditions (our derivation, see sha1dc.c's header comment): in
-a local collision starting at step i, bit b, the perturbation W[i] bit b, the
-rol-5 term of step i+1 and the E term of step i+5 all carry the sign of the
-state difference dA[i+1]; the corrections in W must carry the opposite sign.
-The sign of an XOR difference in W is fixed by the bit's value in the
-message (0 -> +, 1 -> -), so each pair of such W bits gives a relation
-W[i] bit x XOR W[j] bit y = v on the message alone.  We use the W bits in
-W[WMIN..WMAX] (below), skip bit 31 (its sign is meaningless mod 2^32) and any
-W bit where more than one local collision contributes.  Every condition kept
-is satisfied by the 22 attack blocks of the test files (11 blocks, both
-messages of each pair).  The F terms are left out: in the majority rounds
-they would give more relations, but the attack blocks break some of them.
+Unavoidable conditions (derived exactly, under a stated model).  A pair
+"follows the DV" over steps JMIN..JMAX (35..65, the range of the USENIX
+paper's conditions; before it attacks pay for deviations with message
+modification, after it the last local collisions are cut short) when the
+messages differ by dm (XOR) and state word A[m] differs exactly in the bits
+of DV[m-1] (signed-bit differences, no carries) for A[31..66].  Step j then
+gives one additive equation mod 2^32 in +-1 unknowns: the signs of the
+state bits (output, rol5, E terms and the F inputs), the signs of the W[j]
+bits of dm[j] (sign + iff the message bit is 0), and F's output difference,
+which is modelled exactly per bit from the signs of the differing inputs
+and every value of the others (XOR rounds 20-39/60-79, majority 40-59).
+For every pair of unknowns of a step, a carry DP over the 32 bit positions
+decides whether the equation can hold with them equal, and with them
+opposite; if only one is possible, that relation is implied.  Relations
+from all steps are joined with union-find with parity; each class that
+contains message bits gives W[i] bit x ^ W[j] bit y = v between them.
+Every condition is thus implied by the differential (all other unknowns of
+a step are left free, a relaxation, so no condition is lost to it being
+too strong; some implied conditions may be missed, costing only speed).
+tests/unit/hash/sha1dc_ubc.c checks this independently by running the real
+step function on pairs built to follow each DV.
 """
 import sys
 

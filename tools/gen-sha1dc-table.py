@@ -201,7 +201,7 @@ def step_relations(dv, dm, j):
                 rels.append((x, y, 1 if same else -1))
     return rels
 
-def conditions_exact(dv, dm, jmin, jmax):
+def conditions_exact(dv, dm, jmin, jmax, known):
     par = {}
     def find(x):
         if x not in par:
@@ -225,13 +225,35 @@ def conditions_exact(dv, dm, jmin, jmax):
         if x[0] == 'w':
             r, p = find(x)
             comps.setdefault(r, []).append((x, p))
+    # Any spanning tree of a class gives the same conditions; prefer pairs
+    # whose word T = W[i] ^ rol(W[j], r) other DVs already read (fewer
+    # words for the vectorised check to compute).
     out = set()
     for r, lst in comps.items():
         lst.sort()
-        (_, i, xb), p0 = lst[0]
-        for (_, j, yb), p in lst[1:]:
+        edges = []
+        for a in range(len(lst)):
+            for b in range(a + 1, len(lst)):
+                (_, i, xb), pa = lst[a]
+                (_, j, yb), pb = lst[b]
+                key = (i, j, (xb - yb) % 32)
+                edges.append((key not in known, j - i, key, a, b))
+        edges.sort()
+        comp = list(range(len(lst)))
+        def root(n):
+            while comp[n] != n:
+                n = comp[n]
+            return n
+        for _, _, key, a, b in edges:
+            ra, rb = root(a), root(b)
+            if ra == rb:
+                continue
+            comp[ra] = rb
+            known.add(key)
+            (_, i, xb), pa = lst[a]
+            (_, j, yb), pb = lst[b]
             # w = +1 <=> W bit 0, so equal signs <=> equal bits
-            out.add((i, xb, j, yb, 0 if p0 * p == 1 else 1))
+            out.add((i, xb, j, yb, 0 if pa * pb == 1 else 1))
     return sorted(out)
 
 
@@ -260,6 +282,7 @@ def main():
     rows = []
     groups = {}
     conds = []
+    known = set()
     for n, (t, k, b) in enumerate(DVS):
         dv = make_dv(t, k, b)
         lo, hi = last_zero_run(dv)
@@ -268,7 +291,7 @@ def main():
         dm = message_diff(dv)
         rows.append((t, k, b, testt, dm))
         per = {}
-        for (i, x, j, y, v) in conditions_exact(dv, dm, JMIN, JMAX):
+        for (i, x, j, y, v) in conditions_exact(dv, dm, JMIN, JMAX, known):
             r = (x - y) % 32
             g = groups.setdefault((i, j, r), len(groups))
             m0, m1 = per.get(g, (0, 0))

@@ -288,7 +288,7 @@ static int blocks_digest(fgit_sha1dc_blocks_fn fn, uint32_t h[5],
 TEST(sha1dc, fast_equals_portable_flagged_blocks)
 {
 	/*
-	 * Random data: about one block in eighty passes the check for some
+	 * Random data: about one block in 28 passes the check for some
 	 * DV, so these exercise the recompression path of both detectors (the
 	 * counters prove it); verdicts and chaining values must be identical,
 	 * for every length from 1 to 40 blocks (tails, partial vectors) and

@@ -34,18 +34,27 @@ Recompression step testt: the state before step t has no difference when
 DV[t-5..t-1] are all zero; we take the largest multiple of 4 in the last such
 run (a multiple of 4 so the SHA-extension path can stop its rounds there).
 
-Unavoidable conditions (our derivation, see sha1dc.c's header comment): in
-a local collision starting at step i, bit b, the perturbation W[i] bit b, the
-rol-5 term of step i+1 and the E term of step i+5 all carry the sign of the
-state difference dA[i+1]; the corrections in W must carry the opposite sign.
-The sign of an XOR difference in W is fixed by the bit's value in the
-message (0 -> +, 1 -> -), so each pair of such W bits gives a relation
-W[i] bit x XOR W[j] bit y = v on the message alone.  We use the W bits in
-W[WMIN..WMAX] (below), skip bit 31 (its sign is meaningless mod 2^32) and any
-W bit where more than one local collision contributes.  Every condition kept
-is satisfied by the 22 attack blocks of the test files (11 blocks, both
-messages of each pair).  The F terms are left out: in the majority rounds
-they would give more relations, but the attack blocks break some of them.
+Unavoidable conditions (derived exactly, under a stated model).  A pair
+"follows the DV" over steps JMIN..JMAX (35..65, the range of the USENIX
+paper's conditions; before it attacks pay for deviations with message
+modification, after it the last local collisions are cut short) when the
+messages differ by dm (XOR) and state word A[m] differs exactly in the bits
+of DV[m-1] (signed-bit differences, no carries) for A[31..66].  Step j then
+gives one additive equation mod 2^32 in +-1 unknowns: the signs of the
+state bits (output, rol5, E terms and the F inputs), the signs of the W[j]
+bits of dm[j] (sign + iff the message bit is 0), and F's output difference,
+which is modelled exactly per bit from the signs of the differing inputs
+and every value of the others (XOR rounds 20-39/60-79, majority 40-59).
+For every pair of unknowns of a step, a carry DP over the 32 bit positions
+decides whether the equation can hold with them equal, and with them
+opposite; if only one is possible, that relation is implied.  Relations
+from all steps are joined with union-find with parity; each class that
+contains message bits gives W[i] bit x ^ W[j] bit y = v between them.
+Every condition is thus implied by the differential (all other unknowns of
+a step are left free, a relaxation, so no condition is lost to it being
+too strong; some implied conditions may be missed, costing only speed).
+tests/unit/hash/sha1dc_ubc.c checks this independently by running the real
+step function on pairs built to follow each DV.
 """
 import sys
 
@@ -86,41 +95,165 @@ def message_diff(dv):
     return dm
 
 
-def contributions(dv):
-    cnt = {}
-    for i in range(-5, 80):
-        for b in range(32):
-            if dv[i] >> b & 1:
-                for off, r, _ in LC:
-                    if 0 <= i + off < 80:
-                        key = (i + off, (b + r) % 32)
-                        cnt[key] = cnt.get(key, 0) + 1
-    return cnt
+def fround(j):
+    return 'xor' if j < 40 or j >= 60 else 'maj'
 
-
-def conditions(dv, wmin, wmax):
+def fdiff_set(kind, inputs):
     """
-    List of (i, x, j, y, v): W[i] bit x ^ W[j] bit y == v, between the W
-    bits of one local collision that lie in W[wmin..wmax].
+    inputs: list of 3 entries, each None (no difference) or +1/-1 (the
+    bit goes 0->1 / 1->0).  Returns the set of F(after) - F(before) over
+    every value of the inputs without a difference.
     """
-    cnt = contributions(dv)
     out = set()
-    for i in range(-5, 80):
-        for b in range(32):
-            if not dv[i] >> b & 1:
+    free = [n for n in range(3) if inputs[n] is None]
+    for m in range(1 << len(free)):
+        bef, aft = [0, 0, 0], [0, 0, 0]
+        for n in range(3):
+            if inputs[n] is None:
+                bef[n] = aft[n] = (m >> free.index(n)) & 1
+            else:
+                bef[n] = 0 if inputs[n] > 0 else 1
+                aft[n] = 1 - bef[n]
+        if kind == 'xor':
+            f = lambda x: x[0] ^ x[1] ^ x[2]
+        else:
+            f = lambda x: (x[0] & x[1]) | (x[0] & x[2]) | (x[1] & x[2])
+        out.add(f(aft) - f(bef))
+    return out
+
+def step_model(dv, dm, j):
+    """
+    Step j (computing A[j+1]) of a pair following the DV with signed-bit
+    state differences: A[m] differs exactly in the bits of dv[m-1], bit b
+    with sign s(m,b).  The step's additive equation, per bit position k:
+    sum of coeff*var over `pos[k]['lin']` plus dF(k) must vanish mod 2^32.
+    Returns (vars, pos): pos[k] = (lin list of (var, coeff), F inputs as
+    three vars or None).
+    """
+    pos = [([], [None, None, None]) for _ in range(32)]
+    vs = set()
+    def add(k, v, c):
+        pos[k][0].append((v, c))
+        vs.add(v)
+    for b in range(32):
+        if dv[j] >> b & 1:
+            add(b, ('s', j + 1, b), -1)
+        if dv[j - 1] >> b & 1:
+            add((b + 5) % 32, ('s', j, b), +1)
+        if dv[j - 5] >> b & 1:
+            add((b + 30) % 32, ('s', j - 4, b), +1)
+        if dm[j] >> b & 1:
+            add(b, ('w', j, b), +1)
+    for k in range(32):
+        f = pos[k][1]
+        if dv[j - 2] >> k & 1:
+            f[0] = ('s', j - 1, k)
+        if dv[j - 3] >> ((k + 2) % 32) & 1:
+            f[1] = ('s', j - 2, (k + 2) % 32)
+        if dv[j - 4] >> ((k + 2) % 32) & 1:
+            f[2] = ('s', j - 3, (k + 2) % 32)
+        for v in f:
+            if v is not None:
+                vs.add(v)
+    return sorted(vs), pos
+
+def feasible(pos, kind, fixed):
+    """Can the step equation hold with the vars in `fixed` set as given?"""
+    carries = {0}
+    for k in range(32):
+        lin, f = pos[k]
+        names = [v for v, _ in lin] + [v for v in f if v is not None]
+        names = sorted(set(names))
+        freev = [v for v in names if v not in fixed]
+        digits = set()
+        for m in range(1 << len(freev)):
+            val = dict(fixed)
+            for n, v in enumerate(freev):
+                val[v] = 1 if (m >> n) & 1 else -1
+            base = sum(c * val[v] for v, c in lin)
+            if any(v is not None for v in f):
+                for d in fdiff_set(kind, [None if v is None else val[v] for v in f]):
+                    digits.add(base + d)
+            else:
+                digits.add(base)
+        nc = set()
+        for c in carries:
+            for d in digits:
+                if (c + d) % 2 == 0:
+                    nc.add((c + d) // 2)
+        carries = nc
+        if not carries:
+            return False
+    return True
+
+def step_relations(dv, dm, j):
+    vs, pos = step_model(dv, dm, j)
+    kind = fround(j)
+    assert feasible(pos, kind, {}), "DV cannot be followed at step %d" % j
+    rels = []
+    for a in range(len(vs)):
+        for b in range(a + 1, len(vs)):
+            x, y = vs[a], vs[b]
+            same = feasible(pos, kind, {x: 1, y: 1})
+            opp = feasible(pos, kind, {x: 1, y: -1})
+            assert same or opp
+            if same != opp:
+                rels.append((x, y, 1 if same else -1))
+    return rels
+
+def conditions_exact(dv, dm, jmin, jmax, known):
+    par = {}
+    def find(x):
+        if x not in par:
+            par[x] = (x, 1)
+        p, s = par[x]
+        if p == x:
+            return x, 1
+        r, s2 = find(p)
+        par[x] = (r, s * s2)
+        return r, s * s2
+    for j in range(jmin, jmax + 1):
+        for x, y, s in step_relations(dv, dm, j):
+            rx, px = find(x)
+            ry, py = find(y)
+            if rx == ry:
+                assert px * py == s, "contradiction at step %d" % j
+            else:
+                par[rx] = (ry, px * py * s)
+    comps = {}
+    for x in list(par):
+        if x[0] == 'w':
+            r, p = find(x)
+            comps.setdefault(r, []).append((x, p))
+    # Any spanning tree of a class gives the same conditions; prefer pairs
+    # whose word T = W[i] ^ rol(W[j], r) other DVs already read (fewer
+    # words for the vectorised check to compute).
+    out = set()
+    for r, lst in comps.items():
+        lst.sort()
+        edges = []
+        for a in range(len(lst)):
+            for b in range(a + 1, len(lst)):
+                (_, i, xb), pa = lst[a]
+                (_, j, yb), pb = lst[b]
+                key = (i, j, (xb - yb) % 32)
+                edges.append((key not in known, j - i, key, a, b))
+        edges.sort()
+        comp = list(range(len(lst)))
+        def root(n):
+            while comp[n] != n:
+                n = comp[n]
+            return n
+        for _, _, key, a, b in edges:
+            ra, rb = root(a), root(b)
+            if ra == rb:
                 continue
-            terms = []
-            for off, r, kind in LC:
-                if kind == 'F':
-                    continue
-                j, y = i + off, (b + r) % 32
-                if kind == 'P' and b == 31:
-                    continue
-                if wmin <= j <= wmax and y != 31 and cnt[(j, y)] == 1:
-                    terms.append((j, y, kind))
-            for t in terms[1:]:
-                v = 1 if (terms[0][2] == 'P') != (t[2] == 'P') else 0
-                out.add((terms[0][0], terms[0][1], t[0], t[1], v))
+            comp[ra] = rb
+            known.add(key)
+            (_, i, xb), pa = lst[a]
+            (_, j, yb), pb = lst[b]
+            # w = +1 <=> W bit 0, so equal signs <=> equal bits
+            out.add((i, xb, j, yb, 0 if pa * pb == 1 else 1))
     return sorted(out)
 
 
@@ -133,14 +266,8 @@ def last_zero_run(dv):
     return lo, hi
 
 
-# Message words the conditions may read.  Before step 20 attack paths are
-# non-linear (the SHAttered and Shambles blocks break the rules at step 19);
-# the attack must follow the DV's local collisions until the state
-# difference vanishes before testt and, by the USENIX paper's analysis
-# (conditions on steps 35-65), on to about step 65; after that the last
-# local collisions are cut short by the end of the compression and their
-# signs are free (the attack blocks break the rules at steps 73-78).
-WMIN, WMAX = 20, 65
+JMIN, JMAX = 35, 65
+
 
 # The 32 DVs of the USENIX 2017 detector (16 of each type).
 DVS = [(1, k, b) for k, b in [(43, 0), (44, 0), (45, 0), (46, 0), (46, 2), (47, 0),
@@ -155,6 +282,7 @@ def main():
     rows = []
     groups = {}
     conds = []
+    known = set()
     for n, (t, k, b) in enumerate(DVS):
         dv = make_dv(t, k, b)
         lo, hi = last_zero_run(dv)
@@ -163,7 +291,7 @@ def main():
         dm = message_diff(dv)
         rows.append((t, k, b, testt, dm))
         per = {}
-        for (i, x, j, y, v) in conditions(dv, WMIN, WMAX):
+        for (i, x, j, y, v) in conditions_exact(dv, dm, JMIN, JMAX, known):
             r = (x - y) % 32
             g = groups.setdefault((i, j, r), len(groups))
             m0, m1 = per.get(g, (0, 0))

@@ -17,9 +17,9 @@
  * sha1dc: the digest is always the plain SHA-1; a block that is half of a
  * known-style collision attack makes fgit_objname_final() return
  * FGIT_ECOLLISION with git's message.  Speed: with SHA-NI and AVX-512 about
- * 0.6 of plain SHA-NI on one core; one fgit_objname_update() of 4 MiB or
- * more also uses a helper thread (projected ~0.95 of plain with two free
- * cores, from per-thread CPU time; see bench/RESULTS-hash.md;
+ * 0.55 of plain SHA-NI on one core; one fgit_objname_update() of 4 MiB or
+ * more also uses a helper thread (measured 0.88 of plain on a quiet
+ * two-core machine; see bench/RESULTS-hash.md;
  * FGIT_SHA1DC_THREADS=0 turns it off), so hash big inputs in big pieces.
  */
 #ifndef FGIT_HASH_H

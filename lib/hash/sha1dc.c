@@ -17,25 +17,22 @@
  * Shumow (USENIX Security 2017) observed that an attack following a DV
  * must satisfy some conditions on message bits alone ("unavoidable bit
  * conditions"), so a cheap check over W rules out nearly every DV.  Ours are
- * derived by tools/gen-sha1dc-table.py from the sign rules of local
- * collisions: in a local collision at step i, bit b, the perturbation in W[i]
- * and the corrections in W[i+1] (bit b+5) and W[i+5] (bit b+30) cancel the
- * additive terms rol5(A) and E only with the right signs, and the sign of an
- * XOR difference in W is the value of that message bit.  A random block
- * passes for some DV with probability about 1/80 (measured: 1.2% of blocks
- * of random data); only then do we recompress.
+ * derived by tools/gen-sha1dc-table.py: for each DV, the relations between
+ * message bits implied by the additive step equations of steps 35..65 when
+ * the state differences are the DV's signed bits (F modelled exactly, all
+ * other unknowns free), so they read W[35..65] only.  They hold for every
+ * pair following the DV over those steps: no false negatives by
+ * construction, checked by tests/unit/hash/sha1dc_ubc.c on concrete pairs
+ * built step by step with the real step function, and by the 22 real attack
+ * blocks.  A random block passes for some DV with probability about 1/22
+ * (measured 4.6%); only then do we recompress.
  *
- * NEEDSWORK (security): these conditions are our own derivation, validated
- * only on the 22 attack blocks we have (SHAttered and Shambles, both DV
- * II(52,0)).  The reference detector's conditions (generated from the
- * paper's bit-relation data) read W[35..65] only and include majority-round
- * terms; ours read W[20..65].  Those on W[20..34] hold in every real attack
- * block but are not in the reference set, so an attack on another DV might
- * avoid one at some cost and go undetected.  Dropping them without adding
- * the majority-round terms flags 1.5 DVs per block (unusably slow); our own
- * majority-round rule is broken by the real blocks at step 41, so it is not
- * used.  The fix is the paper's condition data (the brief counts it as
- * data), or a correct derivation of the majority-round conditions.
+ * NEEDSWORK (security, model): the proof assumes the attack follows the DV
+ * with carry-free state differences over steps 31..66 (the standard
+ * definition, as in the paper's analysis).  An attack that pays for carries
+ * there is not covered by this argument; the reference detector makes the
+ * same assumption.  NEEDSWORK (speed): joint multi-step analysis would find
+ * more implied relations and lower the 4.6%.
  *
  * The result does not depend on the chaining state except through the
  * recompression, so a faster compression (SHA extensions, see

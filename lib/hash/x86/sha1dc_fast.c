@@ -9,7 +9,7 @@
  * ternary-logic instruction per condition, no branches).
  *
  * Then the SHA extensions compress the 16 blocks; a block whose mask is not
- * empty (about one in eighty) has its input chaining value kept and goes
+ * empty (about one in 28 with the W[35..65] conditions) has its input chaining value kept and goes
  * through fgit_sha1dc_recheck(), the same software recompression the
  * portable detector uses (states before steps 56-68 taken from SHA-NI
  * rounds), so both paths agree exactly.

@@ -82,6 +82,14 @@ struct cli_option {
 #define OPT_INTEGER(s, l, v, h) { CLI_OPT_INTEGER, (s), (l), (v), "n", (h), 0, 0, NULL }
 #define OPT_CALLBACK(s, l, v, a, h, f) { CLI_OPT_CALLBACK, (s), (l), (v), (a), (h), 0, 0, (f) }
 #define OPT_CALLBACK_F(s, l, v, a, h, fl, f) { CLI_OPT_CALLBACK, (s), (l), (v), (a), (h), (fl), 0, (f) }
+/*
+ * git's OPT__ABBREV: --abbrev[=<n>] into an int: 0 when negated, -1 (the
+ * repository's default, core.abbrev or automatic) when bare, else n clamped
+ * to 4..40.
+ */
+int cli_opt_abbrev(const struct cli_option *opt, const char *arg, int unset);
+#define OPT__ABBREV(v) OPT_CALLBACK_F(0, "abbrev", (v), "n", \
+	"use <n> digits to display object names", CLI_OPT_OPTARG, cli_opt_abbrev)
 #define OPT_UNIMPLEMENTED(s, l) { CLI_OPT_UNIMPLEMENTED, (s), (l), NULL, NULL, NULL, CLI_OPT_HIDDEN, 0, NULL }
 #define OPT_GROUP(h) { CLI_OPT_GROUP, 0, NULL, NULL, NULL, (h), 0, 0, NULL }
 

@@ -39,6 +39,11 @@ enum fgit_index_pack_flags {
 	FGIT_INDEX_PACK_STATS = 1 << 1,
 	/* Show the "Resolving deltas" meter even without a progress title. */
 	FGIT_INDEX_PACK_RESOLVING_PROGRESS = 1 << 2,
+	/* Only the first meter (unpack-objects' "Unpacking objects"). */
+	FGIT_INDEX_PACK_ONE_METER = 1 << 3,
+	/* Read in_fd as a stream even when it is a file: bytes after the
+	 * trailer are leftover (fgit_indexer_leftover), not "junk". */
+	FGIT_INDEX_PACK_STREAM = 1 << 4,
 };
 
 struct fgit_index_pack_options {
@@ -71,10 +76,21 @@ struct fgit_index_pack_options {
 	 * no check.  Objects above 64 MiB are not compared yet.
 	 */
 	struct fgit_odb *collision_odb;
+	/*
+	 * Called for every object of the pack (not for bases --fix-thin
+	 * appends) with its name, type and whole content, once known: from
+	 * the worker threads, concurrently, in no particular order.  A
+	 * negative return (message set) stops indexing with that error.
+	 * unpack-objects writes loose objects here; --strict checks them.
+	 * Every entry is then inflated in pass 2, leaves included.
+	 */
+	int (*object_cb)(const struct fgit_oid *oid, enum fgit_object_type type,
+			 const void *data, size_t size, void *payload);
+	void *object_payload;
 };
 #define FGIT_INDEX_PACK_OPTIONS_VERSION 1
 #define FGIT_INDEX_PACK_OPTIONS_INIT \
-	{ FGIT_INDEX_PACK_OPTIONS_VERSION, FGIT_HASH_SHA1, 0, -1, NULL, 0, NULL, NULL, NULL, 1, NULL }
+	{ FGIT_INDEX_PACK_OPTIONS_VERSION, FGIT_HASH_SHA1, 0, -1, NULL, 0, NULL, NULL, NULL, 1, NULL, NULL, NULL }
 
 /* The default thread count: online CPUs, at most 3 (as git's). */
 int fgit_index_pack_default_threads(void);
@@ -166,5 +182,29 @@ int fgit_idx_parse(const unsigned char *data, size_t len, int algo,
 		   void *payload);
 /* Version of an .idx in memory: 1, 2, or FGIT_EINVALID. */
 int fgit_idx_version(const unsigned char *data, size_t len);
+
+/*
+ * What `--strict` adds to index-pack and unpack-objects: every object
+ * checked by fsck's rules, and every object the pack's objects point to
+ * present in the pack or in the repository.
+ *
+ * fgit_pack_checker_object() is thread-safe (call it from object_cb).  An
+ * fsck error returns FGIT_EINVALID with "object <id>: <msgId>: <message>"
+ * set; an fsck warning (what only `fsck --strict` would fail) goes to warn
+ * (may be NULL) in the same words, and the object passes.
+ */
+struct fgit_pack_checker;
+int fgit_pack_checker_new(struct fgit_pack_checker **out, int algo,
+			  void (*warn)(const char *msg, void *payload), void *payload);
+void fgit_pack_checker_free(struct fgit_pack_checker *c);
+int fgit_pack_checker_object(struct fgit_pack_checker *c, const struct fgit_oid *oid,
+			     enum fgit_object_type type, const void *data, size_t size);
+/*
+ * After indexing: 1 and *out set to a linked object found neither among
+ * ix's objects (ix may be NULL) nor in odb (may be NULL); 0 if there is
+ * none; negative on error.
+ */
+int fgit_pack_checker_missing(struct fgit_oid *out, struct fgit_pack_checker *c,
+			      const struct fgit_indexer *ix, struct fgit_odb *odb);
 
 #endif

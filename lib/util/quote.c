@@ -75,3 +75,38 @@ int fgit_relative_path(struct fgit_buf *out, const char *path, const char *prefi
 		r |= fgit_buf_adds(out, "./");
 	return r ? FGIT_ENOMEM : 0;
 }
+
+long fgit_unquote_c_style(struct fgit_buf *out, const char *s, size_t n)
+{
+	static const char from[] = "abfnrtv\\\"", to[] = "\a\b\f\n\r\t\v\\\"";
+	size_t i = 1;
+
+	if (!n || s[0] != '"')
+		return FGIT_EINVALID;
+	while (i < n) {
+		unsigned char c = (unsigned char)s[i++];
+		const char *k;
+
+		if (c == '"')
+			return (long)i;
+		if (c != '\\') {
+			fgit_buf_add(out, &c, 1);
+			continue;
+		}
+		if (i >= n)
+			break;
+		c = (unsigned char)s[i++];
+		if (c && (k = strchr(from, c))) {
+			fgit_buf_add(out, &to[k - from], 1);
+		} else if (c >= '0' && c <= '3' && i + 1 < n &&
+			   s[i] >= '0' && s[i] <= '7' && s[i + 1] >= '0' && s[i + 1] <= '7') {
+			unsigned char v = (unsigned char)((c - '0') << 6 | (s[i] - '0') << 3 |
+							  (s[i + 1] - '0'));
+			fgit_buf_add(out, &v, 1);
+			i += 2;
+		} else {
+			return FGIT_EINVALID;
+		}
+	}
+	return FGIT_EINVALID;
+}

@@ -1,5 +1,5 @@
 # Issue 6: index the history's whole pack
-# into a scratch .idx on tmpfs, one thread (git: 39.6 s for the real 849k).  git: 24.5 s (real 849k).
+# into a scratch .idx on tmpfs, one thread.  git: 39.6 s (real 849k).
 title='index-pack --threads=1, history pack'
 corpus=history
 dir='$BENCH_SHM'

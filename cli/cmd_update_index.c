@@ -534,7 +534,9 @@ CLI_CMD(update_index)
 	}
 	if (u.changed) {
 		struct fgit_index_write_opts wo = FGIT_INDEX_WRITE_OPTS_INIT;
-		wo.index_version = (unsigned)version;
+		cli_index_write_options(&wo, u.repo, u.idx);
+		if (version)
+			wo.index_version = (unsigned)version;
 		if (fgit_index_write(u.idx, index_path, &wo))
 			die_last();
 	}

@@ -124,22 +124,46 @@ static void steps_backward(uint32_t s[5], const uint32_t W[80], int from, int to
 	s[0] = a; s[1] = b; s[2] = c; s[3] = d; s[4] = e;
 }
 
-static int recompress(const struct fgit_sha1dc_dv *dv, const uint32_t W[80],
-		      const uint32_t state[5], const uint32_t ihv_out[5])
+/*
+ * The chaining output the other message of a DV pair would have: W ^ dm
+ * run backwards from the state before step testt to step 0 (the other
+ * message's chaining input) and forwards to step 80.  The block is one half
+ * of a collision when that equals our own output.
+ */
+static void other_ihv(uint32_t other[5], const struct fgit_sha1dc_dv *dv,
+		      const uint32_t W[80], const uint32_t state[5])
 {
-	uint32_t W2[80], in[5], out[5];
+	uint32_t W2[80], in[5];
 	int i;
 
 	for (i = 0; i < 80; i++)
 		W2[i] = W[i] ^ dv->dm[i];
 	memcpy(in, state, sizeof(in));
 	steps_backward(in, W2, dv->testt, 0);
-	memcpy(out, state, sizeof(out));
-	steps_forward(out, W2, dv->testt, 80);
+	memcpy(other, state, 5 * sizeof(*other));
+	steps_forward(other, W2, dv->testt, 80);
 	for (i = 0; i < 5; i++)
-		if (in[i] + out[i] != ihv_out[i])
-			return 0;
-	return 1;
+		other[i] += in[i];
+}
+
+static int recompress(const struct fgit_sha1dc_dv *dv, const uint32_t W[80],
+		      const uint32_t state[5], const uint32_t ihv_out[5])
+{
+	uint32_t other[5];
+
+	other_ihv(other, dv, W, state);
+	return !memcmp(other, ihv_out, sizeof(other));
+}
+
+void fgit_sha1dc_other_ihv(uint32_t other[5], const struct fgit_sha1dc_job *job)
+{
+	const struct fgit_sha1dc_dv *dv = &fgit_sha1dc_dvs[job->dv];
+	uint32_t W[80], state[5];
+
+	fgit_sha1dc_expand(W, job->block);
+	memcpy(state, job->in, sizeof(state));
+	steps_forward(state, W, 0, dv->testt);
+	other_ihv(other, dv, W, state);
 }
 
 int fgit_sha1dc_recheck(const uint32_t W[80], const uint32_t ihv_in[5],

@@ -8,11 +8,12 @@
  * test each disturbance vector's conditions on all lanes together (one
  * ternary-logic instruction per condition, no branches).
  *
- * Then the SHA extensions compress the 16 blocks; a block whose mask is not
- * empty (about one in 28 with the W[35..65] conditions) has its input chaining value kept and goes
- * through fgit_sha1dc_recheck(), the same software recompression the
- * portable detector uses (states before steps 56-68 taken from SHA-NI
- * rounds), so both paths agree exactly.
+ * Then the SHA extensions compress the 16 blocks; for a block whose mask
+ * is not empty (about one in 17) the input and output chaining values are
+ * kept, and each flagged (block, DV) pair is queued for the recompression,
+ * sixteen pairs at a time in AVX-512 lanes (sha1dc_batch.c), or one by one
+ * in the portable code's recheck (states before steps 56-68 from SHA-NI
+ * rounds); both compute what the portable detector does, bit for bit.
  *
  * Interleaving the check with the SHA-NI rounds in one instruction stream
  * does not pay here: sha1rnds4 and friends exist only in legacy SSE

@@ -185,6 +185,13 @@ static int parse_color_word(const char *w, size_t n, int *out)
 		*out = -2;
 		return 0;
 	}
+	if (n == 7 && w[0] == '#' && strspn(w + 1, "0123456789abcdefABCDEF") == 6) {
+		char hex[7];
+		memcpy(hex, w + 1, 6);
+		hex[6] = 0;
+		*out = 2000000 + (int)strtol(hex, NULL, 16);
+		return 0;
+	}
 	if (n > 6 && !strncasecmp(w, "bright", 6)) {
 		bright = 1;
 		w += 6;
@@ -275,12 +282,15 @@ static char *color_parse(const char *v)
 			}
 		for (i = 0; i < 9; i++)
 			if (attr_off & (1u << i)) {
-				fgit_buf_addf(&b, "%s%d", sep ? ";" : "", i == 0 ? 22 : 21 + i + 1 - 1 + (i == 1));
+				fgit_buf_addf(&b, "%s%d", sep ? ";" : "", i < 2 ? 22 : 21 + i);
 				sep = 1;
 			}
 	}
 	if (fg != -1) {
-		if (fg == -2)
+		if (fg >= 2000000)
+			fgit_buf_addf(&b, "%s38;2;%d;%d;%d", sep ? ";" : "", (fg - 2000000) >> 16,
+				      ((fg - 2000000) >> 8) & 255, (fg - 2000000) & 255);
+		else if (fg == -2)
 			fgit_buf_addf(&b, "%s39", sep ? ";" : "");
 		else if (fg >= 1000)
 			fgit_buf_addf(&b, "%s38;5;%d", sep ? ";" : "", fg - 1000);
@@ -289,7 +299,10 @@ static char *color_parse(const char *v)
 		sep = 1;
 	}
 	if (bg != -1) {
-		if (bg == -2)
+		if (bg >= 2000000)
+			fgit_buf_addf(&b, "%s48;2;%d;%d;%d", sep ? ";" : "", (bg - 2000000) >> 16,
+				      ((bg - 2000000) >> 8) & 255, (bg - 2000000) & 255);
+		else if (bg == -2)
 			fgit_buf_addf(&b, "%s49", sep ? ";" : "");
 		else if (bg >= 1000)
 			fgit_buf_addf(&b, "%s48;5;%d", sep ? ";" : "", bg - 1000);
@@ -1122,9 +1135,19 @@ CLI_CMD(grep)
 			die_ambiguous_path(args[j]);
 		}
 	}
-	if (fgit_pathspec_new(&ps, prefix, args + i, nargs - i, FGIT_PATHSPEC_PREFER_CWD,
-			      repo ? fgit_repo_work_tree(repo) : NULL))
-		die_last();
+	{
+		/* no pathspec from a subdirectory: that directory (PREFER_CWD) */
+		static const char *dot[] = { ".", NULL };
+		const char *const *pa = args + i;
+		size_t pn = nargs - i;
+		if (!pn && *prefix) {
+			pa = dot;
+			pn = 1;
+		}
+		if (fgit_pathspec_new(&ps, prefix, pa, pn, FGIT_PATHSPEC_PREFER_CWD,
+				      repo ? fgit_repo_work_tree(repo) : NULL))
+			die_last();
+	}
 	if (max_count == 0)
 		return 1;
 

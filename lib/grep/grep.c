@@ -44,6 +44,11 @@ struct pat {
 	char *lit;		/* K_FIXED / K_ICASE needle, or regex prefix */
 	size_t litlen;
 	int lit_icase;		/* prefix to be searched case-insensitively */
+	/* K_REGEX: a PCRE2 pattern matching a superset of its lines, to find
+	 * candidates over the whole buffer (the line is then confirmed by
+	 * regexec); NULL when the regex is not one we translate */
+	pcre2_code *filter;
+	pcre2_match_data *filter_md;
 	struct pat *next;
 };
 
@@ -119,6 +124,10 @@ void fgit_grep_free(struct fgit_grep *g)
 			pcre2_match_data_free(p->md);
 		if (p->pc)
 			pcre2_code_free(p->pc);
+		if (p->filter_md)
+			pcre2_match_data_free(p->filter_md);
+		if (p->filter)
+			pcre2_code_free(p->filter);
 		free(p->pattern);
 		free(p->lit);
 		free(p);
@@ -251,6 +260,132 @@ static size_t regex_prefix(const char *s, size_t len, int ere)
 	return i;
 }
 
+/*
+ * Translate a POSIX BRE/ERE into a PCRE2 pattern that matches every line
+ * the POSIX one matches (and maybe more): "." becomes one to four bytes
+ * (a UTF-8 character), anchors only at the ends, no bracket expressions,
+ * classes or back-references (those return -1).  Whether a line has a
+ * match does not depend on POSIX's leftmost-longest rule, so only the
+ * language matters.  For candidates only: regexec confirms each line.
+ */
+static int posix_to_pcre(struct fgit_buf *out, const char *s, size_t len, int ere)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		unsigned char c = s[i];
+		if (c == '\\') {
+			unsigned char n;
+			if (++i >= len)
+				return -1;
+			n = s[i];
+			if (!ere && (n == '(' || n == ')' || n == '|' || n == '+' || n == '?')) {
+				fgit_buf_addch(out, n);
+				continue;
+			}
+			if (!ere && n == '{') {
+				size_t j = i + 1;
+				fgit_buf_addch(out, '{');
+				while (j < len && (s[j] == ',' || (s[j] >= '0' && s[j] <= '9')))
+					fgit_buf_addch(out, s[j++]);
+				if (j + 1 >= len || s[j] != '\\' || s[j + 1] != '}')
+					return -1;
+				fgit_buf_addch(out, '}');
+				i = j + 1;
+				continue;
+			}
+			if (isalnum(n) || n >= 0x80)
+				return -1;	/* \w, \<, back-references ... */
+			fgit_buf_addch(out, '\\');
+			fgit_buf_addch(out, n);
+			continue;
+		}
+		switch (c) {
+		case '.':
+			/* one UTF-8 character is one to four bytes; ".*" any run */
+			if (i + 1 < len && s[i + 1] == '*') {
+				fgit_buf_adds(out, "[^\\n]*");
+				i++;
+			} else if (i + 1 < len && ere && s[i + 1] == '+') {
+				fgit_buf_adds(out, "[^\\n]+");
+				i++;
+			} else if (i + 1 < len && (s[i + 1] == '{' || s[i + 1] == '?' ||
+						   s[i + 1] == '+' || s[i + 1] == '\\')) {
+				return -1;
+			} else {
+				/* inside a repeated group it could backtrack badly */
+				if (memchr(s, '(', len))
+					return -1;
+				fgit_buf_adds(out, "[^\\n]{1,4}");
+			}
+			break;
+		case '[':
+		case '\n':
+			return -1;
+		case '^':
+			if (i)
+				return -1;
+			fgit_buf_addch(out, c);
+			break;
+		case '$':
+			if (i + 1 != len)
+				return -1;
+			fgit_buf_addch(out, c);
+			break;
+		case '*':
+			if (!i || (i == 1 && s[0] == '^'))
+				return -1;
+			fgit_buf_addch(out, c);
+			break;
+		case '+': case '?': case '|': case '(': case ')': case '{':
+			if (ere) {
+				if (c == '{') {
+					size_t j = i + 1;
+					if (j >= len || s[j] < '0' || s[j] > '9')
+						return -1;
+				}
+				if ((c == '+' || c == '?' || c == '{') && (!i || strchr("(|", s[i - 1])))
+					return -1;
+				fgit_buf_addch(out, c);
+			} else {
+				fgit_buf_addch(out, '\\');
+				fgit_buf_addch(out, c);
+			}
+			break;
+		default:
+			if (isalnum(c) || c >= 0x80 || c == ' ' || c == '_')
+				fgit_buf_addch(out, c);
+			else {
+				fgit_buf_addch(out, '\\');
+				fgit_buf_addch(out, c);
+			}
+		}
+	}
+	return 0;
+}
+
+static void compile_filter(struct pat *p, int ere)
+{
+	struct fgit_buf b = FGIT_BUF_INIT;
+	int err;
+	PCRE2_SIZE off;
+	uint32_t jit = 0;
+
+	if (posix_to_pcre(&b, p->pattern, p->len, ere) == 0) {
+		p->filter = pcre2_compile((PCRE2_SPTR)b.ptr, b.len, PCRE2_MULTILINE, &err, &off, NULL);
+		pcre2_config(PCRE2_CONFIG_JIT, &jit);
+		if (p->filter && (!jit || pcre2_jit_compile(p->filter, PCRE2_JIT_COMPLETE))) {
+			pcre2_code_free(p->filter);
+			p->filter = NULL;
+		}
+		if (p->filter && !(p->filter_md = pcre2_match_data_create_from_pattern(p->filter, NULL))) {
+			pcre2_code_free(p->filter);
+			p->filter = NULL;
+		}
+	}
+	fgit_buf_release(&b);
+}
+
 static int compile_pat(struct fgit_grep *g, struct pat *p)
 {
 	int flags = REG_NEWLINE, err;
@@ -335,6 +470,9 @@ static int compile_pat(struct fgit_grep *g, struct pat *p)
 			p->lit_icase = g->o.ignore_case;
 		}
 	}
+	/* -i: glibc folds non-ASCII letters too; no filter then */
+	if (!p->lit && !g->o.ignore_case)
+		compile_filter(p, t == FGIT_GREP_ERE);
 	return 0;
 }
 
@@ -753,6 +891,13 @@ static const char *look_ahead(struct fgit_grep *g, const char *bol, const char *
 				n = (size_t)(end - bol) < n + p->litlen ? (size_t)(end - bol) : n + p->litlen;
 			m = icase ? grep_memmem_icase(bol, n, p->lit, p->litlen)
 				  : memmem(bol, n, p->lit, p->litlen);
+		} else if (p->filter) {
+			r = pcre2_jit_match(p->filter, (PCRE2_SPTR)bol, end - bol, 0, 0,
+					    p->filter_md, NULL);
+			if (r >= 0)
+				m = bol + pcre2_get_ovector_pointer(p->filter_md)[0];
+			else if (r != PCRE2_ERROR_NOMATCH)
+				m = bol;	/* let regexec decide */
 		} else {
 			r = patmatch(p, bol, end, &so, &eo, 0);
 			if (r < 0) {
@@ -1075,7 +1220,7 @@ static int grep_file(struct file *f)
 	const struct fgit_grep_options *o = &g->o;
 	const char *buf = f->src->buf, *end = buf + f->src->size, *bol, *peek_bol = NULL;
 	unsigned lno, last_hit, count;
-	int collect = g->extended && o->all_match, show_function, hit;
+	int collect = g->extended && o->all_match, show_function, hit, show;
 
 	if (o->binary == FGIT_GREP_BINARY_TEXT)
 		f->binary = 0;
@@ -1154,8 +1299,13 @@ again:
 				show_function = 1;
 			goto next_line;
 		}
+		/*
+		 * -W: the function goes on up to the next line that starts
+		 * one, looking past empty lines (git 2.39's observable
+		 * behaviour: the peek starts at the current line).
+		 */
 		if (show_function && (!peek_bol || peek_bol < bol)) {
-			const char *pe = eol;
+			const char *pe = bol;
 			while (pe < end && *pe == '\n')
 				pe++;
 			peek_bol = pe;
@@ -1163,7 +1313,8 @@ again:
 			if (match_funcname(f, peek_bol, pe))
 				show_function = 0;
 		}
-		if (show_function || (last_hit && lno <= last_hit + o->post_context))
+		show = show_function || (last_hit && lno <= last_hit + o->post_context);
+		if (show)
 			show_line(f, bol, eol, lno, col + 1, '-');
 next_line:
 		if (f->err)

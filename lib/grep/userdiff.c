@@ -54,7 +54,7 @@ static const struct builtin builtins[] = {
 	{ "ruby",
 	  "^[ \t]*(class|module|def)[ \t]", 0 },
 	{ "rust",
-	  "^[\t ]*((pub(\\([^\\)]+\\))?[\t ]+)?((async|const|unsafe|extern([\t ]+\"[^\"]+\"))[\t ]+)?(struct|enum|union|mod|trait|fn|impl|macro_rules!)[< \t]+[^;]*$", 0 },
+	  "^[\t ]*(pub(\\([^\\)]+\\))?[\t ]+)?((async|const|unsafe|extern([\t ]+\"[^\"]+\"))[\t ]+)?(struct|enum|union|mod|trait|fn|impl|macro_rules!)[< \t]+[^;]*$", 0 },
 	{ "tex",
 	  "^\\\\((sub)*section|chapter|part)\\*?\\{", 0 },
 	{ "default", NULL, 0 },

@@ -38,6 +38,7 @@ static const struct builtin builtins[] = {
 	  "^[ \t]*<[Hh][1-6]([ \t].*)?>", 0 },
 	{ "java",
 	  "!^[ \t]*(catch|do|for|if|instanceof|new|return|switch|throw|while)\n"
+	  "^[ \t]*([a-z-]+[ \t]+)*(class|enum|interface|record)[ \t]+\n"
 	  "^[ \t]*([A-Za-z_][][?&<>.,A-Za-z_0-9]*[ \t]+)+[A-Za-z_][A-Za-z_0-9]*[ \t]*\\([^;]*$", 0 },
 	{ "markdown",
 	  "^ {0,3}#{1,6}[ \t]", 0 },

@@ -386,6 +386,47 @@ static void compile_filter(struct pat *p, int ere)
 	fgit_buf_release(&b);
 }
 
+/*
+ * A literal every match contains, for PCRE2 patterns: the literal prefix
+ * (-P) or the longest run of the pattern (-i -F in a UTF-8 locale) free
+ * of bytes that caseless UTF matching folds to other code points (k, s,
+ * non-ASCII).  Searched over the whole buffer before PCRE2 runs on the
+ * line; nothing when shorter than 2 bytes.
+ */
+static int set_pcre_literal(struct fgit_grep *g, struct pat *p, const char *s, size_t n,
+			    int whole)
+{
+	size_t i, best = 0, best_at = 0, run = 0;
+	int icase = g->o.ignore_case;
+
+	for (i = 0; i <= n; i++) {
+		unsigned char c = i < n ? s[i] : 0;
+		int bad = i == n || c >= 0x80 || (icase && g->o.utf8_locale && strchr("kKsS", c));
+		if (bad) {
+			if (run > best) {
+				best = run;
+				best_at = i - run;
+			}
+			run = 0;
+			if (!whole)
+				break;
+		} else {
+			run++;
+		}
+	}
+	if (best < 2)
+		return 0;
+	p->lit = malloc(best + 1);
+	if (!p->lit)
+		return fgit_error_set(FGIT_ENOMEM, "out of memory");
+	for (i = 0; i < best; i++)
+		p->lit[i] = icase ? tolower((unsigned char)s[best_at + i]) : s[best_at + i];
+	p->lit[best] = 0;
+	p->litlen = best;
+	p->lit_icase = icase;
+	return 0;
+}
+
 static int compile_pat(struct fgit_grep *g, struct pat *p)
 {
 	int flags = REG_NEWLINE, err;
@@ -427,9 +468,10 @@ static int compile_pat(struct fgit_grep *g, struct pat *p)
 			p->litlen = p->len;
 			return 0;
 		}
-		if (is_fixed(p->pattern, p->len))
-			return compile_pcre(g, p, p->pattern, p->len, 0);
-		else {
+		if (is_fixed(p->pattern, p->len)) {
+			int r = compile_pcre(g, p, p->pattern, p->len, 0);
+			return r ? r : set_pcre_literal(g, p, p->pattern, p->len, 1);
+		} else {
 			struct fgit_buf b = FGIT_BUF_INIT;
 			int r;
 			fgit_buf_adds(&b, "\\Q");
@@ -437,11 +479,14 @@ static int compile_pat(struct fgit_grep *g, struct pat *p)
 			fgit_buf_adds(&b, "\\E");
 			r = compile_pcre(g, p, b.ptr, b.len, 0);
 			fgit_buf_release(&b);
-			return r;
+			return r ? r : set_pcre_literal(g, p, p->pattern, p->len, 1);
 		}
 	}
-	if (t == FGIT_GREP_PCRE)
-		return compile_pcre(g, p, p->pattern, p->len, 0);
+	if (t == FGIT_GREP_PCRE) {
+		int r = compile_pcre(g, p, p->pattern, p->len, 0);
+		size_t n = regex_prefix(p->pattern, p->len, 1);
+		return r ? r : set_pcre_literal(g, p, p->pattern, n, 0);
+	}
 	if (g->o.ignore_case)
 		flags |= REG_ICASE;
 	if (t == FGIT_GREP_ERE)
@@ -882,8 +927,7 @@ static const char *look_ahead(struct fgit_grep *g, const char *bol, const char *
 		long so, eo;
 		int r;
 
-		if (p->lit && p->litlen && (p->kind == K_REGEX || p->kind == K_FIXED ||
-					    p->kind == K_ICASE)) {
+		if (p->lit && p->litlen) {
 			int icase = p->kind == K_ICASE || p->lit_icase;
 			size_t n = lim - bol;
 			/* an occurrence may straddle the limit; search a bit beyond */

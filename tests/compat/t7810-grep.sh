@@ -150,6 +150,11 @@ foo -- ":(glob)sub/*"
 nothere
 -i nothere
 -P "(?i)hello"
+-P "fo\\w"
+-P -i "hel+o"
+-P "fo(o|x)"
+-P -w "ba\\w"
+-i -F "O B"
 -E "("
 -P "("
 -e foo --and

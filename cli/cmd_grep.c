@@ -212,6 +212,21 @@ static int parse_color_word(const char *w, size_t n, int *out)
 	return -1;
 }
 
+/* One colour as an SGR parameter: foreground or background (+10). */
+static void add_color_code(struct fgit_buf *b, int c, int bg, int sep)
+{
+	const char *s = sep ? ";" : "";
+	if (c >= 2000000)
+		fgit_buf_addf(b, "%s%d;2;%d;%d;%d", s, bg ? 48 : 38, (c - 2000000) >> 16,
+			      ((c - 2000000) >> 8) & 255, (c - 2000000) & 255);
+	else if (c == -2)
+		fgit_buf_addf(b, "%s%d", s, bg ? 49 : 39);
+	else if (c >= 1000)
+		fgit_buf_addf(b, "%s%d;5;%d", s, bg ? 48 : 38, c - 1000);
+	else
+		fgit_buf_addf(b, "%s%d", s, c + (bg ? 10 : 0));
+}
+
 static char *color_parse(const char *v)
 {
 	static const char *const attrs[] = { "bold", "dim", "italic", "ul", "blink",
@@ -287,28 +302,11 @@ static char *color_parse(const char *v)
 			}
 	}
 	if (fg != -1) {
-		if (fg >= 2000000)
-			fgit_buf_addf(&b, "%s38;2;%d;%d;%d", sep ? ";" : "", (fg - 2000000) >> 16,
-				      ((fg - 2000000) >> 8) & 255, (fg - 2000000) & 255);
-		else if (fg == -2)
-			fgit_buf_addf(&b, "%s39", sep ? ";" : "");
-		else if (fg >= 1000)
-			fgit_buf_addf(&b, "%s38;5;%d", sep ? ";" : "", fg - 1000);
-		else
-			fgit_buf_addf(&b, "%s%d", sep ? ";" : "", fg);
+		add_color_code(&b, fg, 0, sep);
 		sep = 1;
 	}
-	if (bg != -1) {
-		if (bg >= 2000000)
-			fgit_buf_addf(&b, "%s48;2;%d;%d;%d", sep ? ";" : "", (bg - 2000000) >> 16,
-				      ((bg - 2000000) >> 8) & 255, (bg - 2000000) & 255);
-		else if (bg == -2)
-			fgit_buf_addf(&b, "%s49", sep ? ";" : "");
-		else if (bg >= 1000)
-			fgit_buf_addf(&b, "%s48;5;%d", sep ? ";" : "", bg - 1000);
-		else
-			fgit_buf_addf(&b, "%s%d", sep ? ";" : "", bg + 10);
-	}
+	if (bg != -1)
+		add_color_code(&b, bg, 1, sep);
 	fgit_buf_addch(&b, 'm');
 	return fgit_buf_detach(&b, NULL);
 }
@@ -334,6 +332,14 @@ static int parse_color_bool(const char *v)
 	return b < 0 ? -1 : b ? 2 : 0;
 }
 
+static int config_bool(const char *key, const char *value)
+{
+	int b = value ? fgit_config_parse_bool(value) : 1;
+	if (b < 0)
+		die("bad boolean config value '%s' for '%s'", value, key);
+	return b;
+}
+
 static int config_cb(const char *key, const char *value, enum fgit_config_scope s,
 		     void *payload)
 {
@@ -343,25 +349,13 @@ static int config_cb(const char *key, const char *value, enum fgit_config_scope 
 	int b;
 
 	if (!strcmp(key, "grep.linenumber")) {
-		b = value ? fgit_config_parse_bool(value) : 1;
-		if (b < 0)
-			die("bad boolean config value '%s' for '%s'", value, key);
-		linenum = linenum >= 0 && payload ? linenum : b;
+		linenum = config_bool(key, value);
 	} else if (!strcmp(key, "grep.column")) {
-		b = value ? fgit_config_parse_bool(value) : 1;
-		if (b < 0)
-			die("bad boolean config value '%s' for '%s'", value, key);
-		column = b;
+		column = config_bool(key, value);
 	} else if (!strcmp(key, "grep.fullname")) {
-		b = value ? fgit_config_parse_bool(value) : 1;
-		if (b < 0)
-			die("bad boolean config value '%s' for '%s'", value, key);
-		full_name = b;
+		full_name = config_bool(key, value);
 	} else if (!strcmp(key, "grep.extendedregexp")) {
-		b = value ? fgit_config_parse_bool(value) : 1;
-		if (b < 0)
-			die("bad boolean config value '%s' for '%s'", value, key);
-		cfg_extended = b;
+		cfg_extended = config_bool(key, value);
 	} else if (!strcmp(key, "grep.patterntype")) {
 		if (!value)
 			die("missing value for '%s'", key);

@@ -31,6 +31,10 @@ static const struct builtin builtins[] = {
 	{ "css",
 	  "![:;][[:space:]]*$\n"
 	  "^[:[@.#]?[_a-z0-9]", 1 },
+	{ "dts",
+	  "!;\n"
+	  "!=\n"
+	  "^[ \t]*(/[ \t]*\\{|&?[a-zA-Z_])", 0 },
 	{ "golang",
 	  "^[ \t]*func\n"
 	  "^[ \t]*type[ \t].*(struct|interface)", 0 },

@@ -202,6 +202,25 @@ test_expect_success 'errors' '
 	compare grep --no-index --cached foo && compare grep --untracked foo HEAD
 '
 
+test_expect_success '--cached: stat-clean files stand in for blobs only without conversions' '
+	git init -q c && cd c &&
+	printf "a foo\nb\n" >x.txt && printf "c foo\n" >y.dat && printf "d foo\n" >z.c &&
+	printf "*.txt eol=crlf\n" >.gitattributes &&
+	git add . && git commit -qm c && rm x.txt && git checkout x.txt &&
+	touch -d "2020-01-01 00:00" x.txt y.dat z.c .gitattributes && git update-index --refresh &&
+	compare grep --cached -n foo && compare grep --cached -c "$(printf "\r")" &&
+	git rm -q --cached .gitattributes && rm .gitattributes && git config core.autocrlf true &&
+	rm y.dat && git checkout y.dat && touch -d "2020-01-01 00:00" y.dat &&
+	git update-index --refresh && compare grep --cached -n foo &&
+	git config core.autocrlf false && compare grep --cached -n foo &&
+	compare grep --cached -c "$(printf "\r")"
+'
+
+test_expect_success '--cached in a stat-clean tree' '
+	cd r && git ls-files -z | xargs -0 touch -h -d "2020-01-01 00:00" && git update-index -q --refresh;
+	compare grep --cached -n foo && compare grep --cached -p -C1 foo
+'
+
 test_expect_success '--recurse-submodules is refused' '
 	cd r && { "$FGIT" grep --recurse-submodules foo >/dev/null 2>&1; test $? = 129; }
 '

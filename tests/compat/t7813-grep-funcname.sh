@@ -151,6 +151,20 @@ test_expect_success 'setup' '
 		target();
 	}
 	EOF
+	cat >a.dts <<-\EOF &&
+	/dts-v1/;
+	/ {
+		model = "target";
+		cpus {
+			target: cpu@0 {
+				reg = <0>;
+			};
+		};
+	};
+	&uart0 {
+		status = "target";
+	};
+	EOF
 	cp a.c a.cc && cp a.py b.txt &&
 	cat >.gitattributes <<-\EOF &&
 	*.py diff=python
@@ -166,6 +180,7 @@ test_expect_success 'setup' '
 	*.html diff=html
 	*.c diff=cpp
 	*.cc diff=nosuchdriver
+	*.dts diff=dts
 	EOF
 	git add . && git commit -qm one
 '

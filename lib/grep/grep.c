@@ -1127,12 +1127,8 @@ static void show_line(struct file *f, const char *bol, const char *eol,
 				f->mark_len = f->out->len - at;
 		}
 	}
-	if (!o->only_matching && o->heading && f->last_shown == 0) {
-		out_color(f, f->src->name, strlen(f->src->name), o->colors[FGIT_GREP_COLOR_FILENAME]);
-		fgit_buf_addch(f->out, '\n');
-	}
-	f->last_shown = lno;
-	f->any_shown = 1;
+	/* the heading and last_shown come with the line header: with -o
+	 * only a printed match counts as shown (git 2.39) */
 	if (!o->only_matching)
 		line_header(f, lno, cno, sign);
 	if (o->color || o->only_matching) {

@@ -160,6 +160,21 @@ nothere
 -e foo --and
 "(" -e foo
 -e foo ")"
+--heading -o foo
+--heading -o --break -C1 foo
+-o -C1 -n foo
+-o -W -n foo
+-p -o foo
+-e foo --and "(" -e bar --or --not -e baz ")"
+--all-match -v -e foo -e nothere
+-c -z foo
+--heading -c foo
+-m1 -A2 foo
+-m1 -c foo
+-n -e "^" -e "$"
+-F -w -e "o b"
+--no-recursive foo
+-r foo
 EOF
 
 test_expect_success 'from a subdirectory' '

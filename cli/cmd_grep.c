@@ -417,6 +417,7 @@ struct item {
 	char *name;		/* as printed */
 	char *path;		/* attributes path (NULL: none); ITEM_FILE: fs path */
 	struct fgit_oid oid;
+	long long size;		/* ITEM_FILE: size the index expects, -1 unknown */
 };
 
 static struct item *items;
@@ -447,6 +448,7 @@ static void add_item(enum item_kind k, const char *name, const char *path,
 		die("out of memory");
 	if (oid)
 		it->oid = *oid;
+	it->size = -1;
 }
 
 /* git's grep_source_name: relative to the prefix unless --full-name,
@@ -556,6 +558,7 @@ static void list_index(int use_cached)
 			add_item(ITEM_BLOB, name.ptr, e->path, &e->oid);
 		} else {
 			add_item(ITEM_FILE, name.ptr, e->path, NULL);
+			items[nitems - 1].size = e->size;
 		}
 		if (e->stage)
 			while (i + 1 < n && !strcmp(fgit_index_get(idx, i + 1)->path, e->path))
@@ -746,31 +749,63 @@ static void set_slot_error(struct slot *s, int r)
 	s->errmsg = strdup(fgit_error_last());
 }
 
-/* Read a worktree file as git's grep_source_load_file: lstat, regular
- * files only, a vanished file skipped quietly. */
-static int read_worktree(struct fgit_buf *b, const char *path, struct slot *s)
+/*
+ * Read a worktree file as git's grep_source_load_file does (regular files
+ * only; a vanished file or a symlink skipped quietly), in three system
+ * calls where git makes four: open (O_NOFOLLOW refuses symlinks, O_NONBLOCK
+ * keeps a FIFO from blocking), one read of the size the index expects (plus
+ * one byte, to see the end), close; fstat only when the size is unknown or
+ * came out different, to make sure it is a regular file.
+ */
+static int read_worktree(struct fgit_buf *b, const char *path, long long expect,
+			 struct slot *s)
 {
 	struct stat st;
-	int fd;
-	if (lstat(path, &st) < 0) {
-		if (errno != ENOENT) {
+	size_t want, got = 0;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	int checked = 0;
+
+	if (fd < 0) {
+		if (errno != ENOENT && errno != ELOOP && errno != ENOTDIR) {
 			char m[4200];
 			snprintf(m, sizeof(m), "failed to stat '%s': %s", path, strerror(errno));
 			s->errmsg = strdup(m);
 		}
 		return -1;
 	}
-	if (!S_ISREG(st.st_mode))
-		return -1;
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -1;
-	if (fgit_buf_read_fd(b, fd, (size_t)st.st_size + 1) < 0) {
-		close(fd);
-		return -1;
+	if (expect < 0) {
+		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+			goto fail;
+		checked = 1;
+		expect = st.st_size;
 	}
+	want = (size_t)expect + 1;
+	for (;;) {
+		ssize_t n;
+		if (fgit_buf_grow(b, want - got))
+			goto fail;
+		n = read(fd, b->ptr + got, want - got);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			goto fail;
+		}
+		if (!n)
+			break;
+		got += (size_t)n;
+		fgit_buf_setlen(b, got);
+		if (got == want)
+			want *= 2;	/* bigger than expected: read on */
+	}
+	if (!checked && (got != (size_t)expect || !got) &&
+	    (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)))
+		goto fail;
 	close(fd);
 	return 0;
+fail:
+	close(fd);
+	fgit_buf_reset(b);
+	return -1;
 }
 
 static void work(size_t i, void *slotp, void *payload)
@@ -790,7 +825,7 @@ static void work(size_t i, void *slotp, void *payload)
 		return;
 	}
 	if (it->kind == ITEM_FILE) {
-		if (read_worktree(&content, it->path, s) < 0)
+		if (read_worktree(&content, it->path, it->size, s) < 0)
 			return;
 		src.buf = content.ptr;
 		src.size = content.len;

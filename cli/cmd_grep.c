@@ -26,7 +26,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "attr_setup.h"
@@ -809,34 +808,6 @@ fail:
 	return -1;
 }
 
-/*
- * Big files are mapped rather than copied (DESIGN.md: small files read,
- * big ones mapped).  Only when the file is regular and has the size the
- * index expects; anything else goes through read_worktree.  Kernel
- * corpus, literal worktree grep: 0.44 s of system time read, 0.35 s with
- * files over 64-256 KiB mapped (a third of the bytes; preliminary).
- */
-#define MAP_MIN (128 * 1024)
-static int map_worktree(void **out, size_t *len, const char *path, long long expect)
-{
-	struct stat st;
-	void *p;
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size != expect) {
-		close(fd);
-		return -1;
-	}
-	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-	close(fd);
-	if (p == MAP_FAILED)
-		return -1;
-	*out = p;
-	*len = (size_t)st.st_size;
-	return 0;
-}
-
 static void work(size_t i, void *slotp, void *payload)
 {
 	struct slot *s = slotp;
@@ -844,8 +815,8 @@ static void work(size_t i, void *slotp, void *payload)
 	struct fgit_grep *g = thread_matcher();
 	struct fgit_grep_source src;
 	struct fgit_buf content = FGIT_BUF_INIT;
-	void *data = NULL, *map = NULL;
-	size_t size = 0, map_len = 0;
+	void *data = NULL;
+	size_t size = 0;
 	int r;
 
 	fgit_buf_init(&s->out, 0);
@@ -853,10 +824,7 @@ static void work(size_t i, void *slotp, void *payload)
 		set_slot_error(s, -1);
 		return;
 	}
-	if (it->kind == ITEM_FILE && it->size >= MAP_MIN && map_worktree(&map, &map_len, it->path, it->size) == 0) {
-		src.buf = map;
-		src.size = map_len;
-	} else if (it->kind == ITEM_FILE) {
+	if (it->kind == ITEM_FILE) {
 		if (read_worktree(&content, it->path, it->size, s) < 0)
 			return;
 		src.buf = content.ptr;
@@ -879,8 +847,6 @@ static void work(size_t i, void *slotp, void *payload)
 		s->hit = r;
 	fgit_buf_release(&content);
 	free(data);
-	if (map)
-		munmap(map, map_len);
 }
 
 struct emit_state {

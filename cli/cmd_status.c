@@ -397,8 +397,14 @@ static void print_short(struct st *s, int porcelain)
 			fgit_buf_addch(b, ' ');
 			add_raw_or_quoted(s, b, it->path, 1);
 		} else {
+			char y = it->y;
+			/* -s (not --porcelain) tells submodule states apart */
+			if (!porcelain && y == 'M' && (it->sub & FGIT_STATUS_SUB) &&
+			    !(it->sub & FGIT_STATUS_SUB_COMMIT))
+				y = it->sub & FGIT_STATUS_SUB_MODIFIED ? 'm' :
+				    it->sub & FGIT_STATUS_SUB_UNTRACKED ? '?' : y;
 			fgit_buf_addch(b, it->x ? it->x : ' ');
-			fgit_buf_addch(b, it->y ? it->y : ' ');
+			fgit_buf_addch(b, y ? y : ' ');
 			fgit_buf_addch(b, ' ');
 			if (it->orig_path && !nul_term) {
 				add_path(s, b, it->orig_path, 1);
@@ -422,7 +428,6 @@ static void print_short(struct st *s, int porcelain)
 		add_raw_or_quoted(s, b, s->s->ignored[i], 1);
 		fgit_buf_addch(b, nul_term ? 0 : '\n');
 	}
-	(void)porcelain;
 }
 
 /* ---- porcelain v2 ---- */
@@ -466,8 +471,8 @@ static void print_v2(struct st *s)
 			if (!s->upstream_gone && s->ab_done > 0) {
 				fgit_buf_addf(b, "# branch.ab +%zu -%zu", s->ahead, s->behind);
 				fgit_buf_addch(b, term);
-			} else if (!s->upstream_gone && s->ab_done < 0 && !s->ahead) {
-				fgit_buf_adds(b, "# branch.ab +0 -0");
+			} else if (!s->upstream_gone && s->ab_done < 0) {
+				fgit_buf_adds(b, s->ahead ? "# branch.ab +? -?" : "# branch.ab +0 -0");
 				fgit_buf_addch(b, term);
 			}
 		}
@@ -995,6 +1000,80 @@ static void write_index_back(struct st *s, struct fgit_index *idx, const char *p
 		fgit_error_clear();	/* opportunistic, as git's update_index_if_able */
 }
 
+/* A submodule's own status, as git asks `git status --porcelain=2` there. */
+static int sub_cb(unsigned *flags, const char *path, void *payload)
+{
+	const char *base = payload;
+	struct fgit_buf wd = FGIT_BUF_INIT, ip = FGIT_BUF_INIT;
+	struct fgit_repo *r = NULL;
+	struct fgit_index *idx = NULL;
+	struct fgit_ignore *ig = NULL;
+	struct fgit_ignore_options io = FGIT_IGNORE_OPTIONS_INIT;
+	struct fgit_status_options so = FGIT_STATUS_OPTIONS_INIT;
+	struct fgit_wt_stat_options sto;
+	struct fgit_index_load_opts lo = FGIT_INDEX_LOAD_OPTS_INIT;
+	struct fgit_status *st = NULL;
+	struct fgit_odb *odb;
+	struct fgit_refdb *db;
+	struct fgit_oid head, tree;
+	int initial = 0;
+
+	fgit_buf_addf(&wd, "%s%s", base, path);
+	if (fgit_repo_discover(&r, wd.ptr, FGIT_REPO_NO_ENV) || !fgit_repo_work_tree(r))
+		goto out;
+	if (fgit_repo_odb(&odb, r) || fgit_repo_refdb(&db, r))
+		goto out;
+	if (fgit_refdb_resolve(&head, NULL, NULL, db, "HEAD") < 0)
+		initial = 1;
+	else {
+		struct st tmp;
+		memset(&tmp, 0, sizeof(tmp));
+		tmp.repo = r;
+		tmp.odb = odb;
+		if (read_commit_tree(&tree, &tmp, &head))
+			goto out;
+	}
+	fgit_buf_addf(&ip, "%s/index", fgit_repo_git_dir(r));
+	lo.algo = fgit_repo_algo(r);
+	lo.shared_index_dir = fgit_repo_git_dir(r);
+	lo.flags = FGIT_INDEX_LOAD_MISSING_OK;
+	if (fgit_index_load(&idx, ip.ptr, &lo))
+		goto out;
+	io.workdir = wd.ptr;
+	if (fgit_ignore_new(&ig, &io) || cli_add_standard_excludes(ig, r))
+		goto out;
+	cli_wt_stat_options(&sto, r);
+	fgit_buf_addch(&wd, '/');
+	so.index = idx;
+	so.head_tree = initial ? NULL : &tree;
+	so.odb = odb;
+	so.workdir = wd.ptr;
+	so.ignore = ig;
+	so.untracked = FGIT_STATUS_UNTRACKED_NORMAL;
+	so.renames = 0;
+	so.stat = &sto;
+	so.submodule_cb = sub_cb;
+	so.submodule_payload = wd.ptr;
+	if (fgit_status_collect(&st, &so))
+		goto out;
+	if (st->nr)
+		*flags |= FGIT_STATUS_SUB_MODIFIED;
+	if (st->nr_untracked)
+		*flags |= FGIT_STATUS_SUB_UNTRACKED;
+out:
+	fgit_error_clear();
+	fgit_status_free(st);
+	if (ig)
+		fgit_ignore_free(ig);
+	if (idx)
+		fgit_index_free(idx);
+	if (r)
+		fgit_repo_free(r);
+	fgit_buf_release(&wd);
+	fgit_buf_release(&ip);
+	return 0;
+}
+
 CLI_CMD(status)
 {
 	struct st s;
@@ -1045,7 +1124,8 @@ CLI_CMD(status)
 	if (renames < 0)
 		renames = 1;
 	s.quote_path = cli_quote_path(s.repo);
-	s.prefix = fmt == F_PORCELAIN || fmt == F_PORCELAIN2 ? NULL : cli_globals.prefix;
+	/* porcelain v1 names paths from the top; v2 and the others relative */
+	s.prefix = fmt == F_PORCELAIN ? NULL : cli_globals.prefix;
 	if (s.prefix && fmt != F_PORCELAIN) {
 		int bv;
 		if (!fgit_config_get_bool(&bv, s.cfg, "status.relativepaths") && !bv)
@@ -1113,6 +1193,8 @@ CLI_CMD(status)
 	so.rename_limit = rename_limit(&s);
 	so.stat = &sto;
 	so.rename_score = find_renames_score;
+	so.submodule_cb = sub_cb;
+	so.submodule_payload = "";
 	if (fgit_status_collect(&s.s, &so))
 		die_last();
 	write_index_back(&s, idx, index_path);

@@ -52,10 +52,17 @@ struct fgit_status_options {
 	const struct fgit_wt_stat_options *stat;
 	int threads;				/* lstat threads; 0: choose */
 	int rename_score;			/* minimum, 0: git's default (50%) */
+	/*
+	 * For each populated submodule (path relative to the top): add
+	 * FGIT_STATUS_SUB_MODIFIED / _UNTRACKED to *flags as its own status
+	 * says.  Called from the calling thread.  NULL: not looked at.
+	 */
+	int (*submodule_cb)(unsigned *flags, const char *path, void *payload);
+	void *submodule_payload;
 };
 #define FGIT_STATUS_OPTIONS_VERSION 1
 #define FGIT_STATUS_OPTIONS_INIT { FGIT_STATUS_OPTIONS_VERSION, NULL, NULL, NULL, NULL, \
-	NULL, NULL, FGIT_STATUS_UNTRACKED_NORMAL, 0, 1, 1000, NULL, 0, 0 }
+	NULL, NULL, FGIT_STATUS_UNTRACKED_NORMAL, 0, 1, 1000, NULL, 0, 0, NULL, NULL }
 
 enum fgit_status_sub_flags {
 	FGIT_STATUS_SUB = 1 << 0,		/* a submodule (gitlink) */

@@ -35,6 +35,10 @@ enum fgit_dirwalk_flags {
 	FGIT_DIRWALK_DIRECTORY = 1 << 1,
 	/* With DIRECTORY: leave out directories without untracked files. */
 	FGIT_DIRWALK_NO_EMPTY_DIRECTORY = 1 << 2,
+	/* With SHOW_IGNORED: a directory that an ignore pattern matches is
+	 * reported as one entry and not entered; the files of other
+	 * directories one by one (status --ignored=matching). */
+	FGIT_DIRWALK_IGNORED_MATCHING = 1 << 3,
 };
 
 /*

@@ -82,6 +82,8 @@ struct wt {
 	size_t wdlen;
 };
 
+#define SUB_POPULATED 0x80
+
 static uint32_t git_mode(const struct stat *st, const struct fgit_index_entry *e,
 			 const struct fgit_wt_stat_options *so)
 {
@@ -184,10 +186,12 @@ static int wt_chunk(size_t begin, size_t end, int worker, void *payload)
 				continue;
 			}
 			w->subf[i] = FGIT_STATUS_SUB;
-			if (!fgit_status_submodule_head(&h, b->ptr, o->stat->algo) &&
-			    !fgit_oid_equal(&h, &e->oid)) {
-				w->subf[i] |= FGIT_STATUS_SUB_COMMIT;
-				w->res[i] = 'M';
+			if (!fgit_status_submodule_head(&h, b->ptr, o->stat->algo)) {
+				w->subf[i] |= SUB_POPULATED;
+				if (!fgit_oid_equal(&h, &e->oid)) {
+					w->subf[i] |= FGIT_STATUS_SUB_COMMIT;
+					w->res[i] = 'M';
+				}
 			}
 			continue;
 		}
@@ -269,6 +273,17 @@ static int collect_worktree(struct vec *out, struct fgit_status *st,
 	}
 	if (st->refreshed)
 		fgit_index_mark_changed(o->index);
+	for (i = 0; o->submodule_cb && i < n; i++) {
+		unsigned f = 0;
+		if (!(w.subf[i] & SUB_POPULATED))
+			continue;
+		if ((r = o->submodule_cb(&f, fgit_index_get(o->index, i)->path, o->submodule_payload)))
+			goto out;
+		f &= FGIT_STATUS_SUB_MODIFIED | FGIT_STATUS_SUB_UNTRACKED;
+		w.subf[i] |= (unsigned char)f;
+		if (f && !w.res[i])
+			w.res[i] = 'M';
+	}
 	for (i = 0; i < n; i++) {
 		const struct fgit_index_entry *e = fgit_index_get(o->index, i);
 		struct fgit_status_item *it;
@@ -309,7 +324,12 @@ static int collect_worktree(struct vec *out, struct fgit_status *st,
 		it->mode_index = e->mode;
 		it->oid_index = e->oid;
 		it->mode_wt = it->y == 'D' ? 0 : w.wmode[i];
-		it->sub = w.subf[i];
+		if (it->y == 'A') {
+			/* git shows an intent-to-add entry as absent from the index */
+			it->mode_index = 0;
+			fgit_oid_zero(&it->oid_index, fgit_index_algo(o->index));
+		}
+		it->sub = w.subf[i] & ~SUB_POPULATED;
 		if ((e->mode & 0170000) == 0160000)
 			it->sub |= FGIT_STATUS_SUB;
 	}
@@ -753,10 +773,12 @@ static int collect_untracked(struct fgit_status *st, const struct fgit_status_op
 	}
 	if (o->ignored && o->ignore) {
 		wo.flags |= FGIT_DIRWALK_SHOW_IGNORED;
-		if (o->ignored == FGIT_STATUS_IGNORED_TRADITIONAL || o->untracked == FGIT_STATUS_UNTRACKED_NO)
-			wo.flags |= FGIT_DIRWALK_DIRECTORY | FGIT_DIRWALK_NO_EMPTY_DIRECTORY;
-		if (o->untracked == FGIT_STATUS_UNTRACKED_ALL && o->ignored == FGIT_STATUS_IGNORED_TRADITIONAL)
+		if (o->ignored == FGIT_STATUS_IGNORED_MATCHING)
+			wo.flags = FGIT_DIRWALK_SHOW_IGNORED | FGIT_DIRWALK_IGNORED_MATCHING;
+		else if (o->untracked == FGIT_STATUS_UNTRACKED_ALL)
 			wo.flags &= ~(unsigned)(FGIT_DIRWALK_DIRECTORY | FGIT_DIRWALK_NO_EMPTY_DIRECTORY);
+		else
+			wo.flags |= FGIT_DIRWALK_DIRECTORY | FGIT_DIRWALK_NO_EMPTY_DIRECTORY;
 		wo.payload = &g;
 		r = fgit_dirwalk(o->workdir, &wo);
 		if (r > 0)

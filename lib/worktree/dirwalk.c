@@ -283,6 +283,13 @@ static int walk_dir(struct walk *w, struct fgit_buf *path, int report, enum cont
 		}
 		if (r)
 			break;
+		if (ign && (o->flags & FGIT_DIRWALK_IGNORED_MATCHING)) {
+			if (*content < C_IGNORED)
+				*content = C_IGNORED;
+			if (report)
+				r = o->cb(path->ptr, path->len, 1, o->payload);
+			continue;
+		}
 		{
 			int leading_only = o->pathspec &&
 				!fgit_pathspec_match(o->pathspec, path->ptr, path->len,

@@ -13,6 +13,10 @@
 #include <unistd.h>
 #include "cli.h"
 #include "wt_setup.h"
+#include "attr_setup.h"
+#include "fgit/attr.h"
+#include "fgit/convert.h"
+#include "fgit/hash.h"
 #include "fgit/buf.h"
 #include "fgit/config.h"
 #include "fgit/diff.h"
@@ -331,6 +335,38 @@ static void add_raw_or_quoted(struct st *s, struct fgit_buf *b, const char *path
 		add_path(s, b, path, quote_sp);
 }
 
+/* ---- colours (git's defaults for color.status.<slot>) ---- */
+
+#define C_GREEN "\033[32m"
+#define C_RED "\033[31m"
+static int use_color;
+
+static void col_on(struct fgit_buf *b, const char *c)
+{
+	if (use_color)
+		fgit_buf_adds(b, c);
+}
+
+static void col_off(struct fgit_buf *b)
+{
+	if (use_color)
+		fgit_buf_adds(b, "\033[m");
+}
+
+/* text in colour c (reset after it) */
+static void cadd(struct fgit_buf *b, const char *c, const char *text)
+{
+	col_on(b, c);
+	fgit_buf_adds(b, text);
+	col_off(b);
+}
+
+static void caddch(struct fgit_buf *b, const char *c, char ch)
+{
+	char t[2] = { ch, 0 };
+	cadd(b, c, t);
+}
+
 /* ---- short and porcelain v1 ---- */
 
 static const char *unmerged_xy(unsigned mask)
@@ -350,33 +386,42 @@ static const char *unmerged_xy(unsigned mask)
 static void short_branch(struct st *s)
 {
 	struct fgit_buf *b = &s->out;
+	char n[32];
 
 	fgit_buf_adds(b, "## ");
 	if (s->initial) {
-		fgit_buf_addf(b, "No commits yet on %s", s->branch ? s->branch : "HEAD");
+		fgit_buf_adds(b, "No commits yet on ");
+		cadd(b, C_GREEN, s->branch ? s->branch : "HEAD");
 		fgit_buf_addch(b, nul_term ? 0 : '\n');
 		return;
 	}
 	if (!s->branch) {
-		fgit_buf_adds(b, "HEAD (no branch)");
+		cadd(b, C_RED, "HEAD (no branch)");
 		fgit_buf_addch(b, nul_term ? 0 : '\n');
 		return;
 	}
-	fgit_buf_adds(b, s->branch);
+	cadd(b, C_GREEN, s->branch);
 	if (s->upstream) {
-		fgit_buf_addf(b, "...%s", s->upstream);
+		fgit_buf_adds(b, "...");
+		cadd(b, C_RED, s->upstream);
 		if (s->upstream_gone) {
 			fgit_buf_adds(b, " [gone]");
 		} else if (s->ab_done < 0 && (s->ahead || s->behind)) {
 			fgit_buf_adds(b, " [different]");
 		} else if (s->ahead || s->behind) {
 			fgit_buf_adds(b, " [");
-			if (s->ahead)
-				fgit_buf_addf(b, "ahead %zu", s->ahead);
+			if (s->ahead) {
+				fgit_buf_adds(b, "ahead ");
+				snprintf(n, sizeof(n), "%zu", s->ahead);
+				cadd(b, C_GREEN, n);
+			}
 			if (s->ahead && s->behind)
 				fgit_buf_adds(b, ", ");
-			if (s->behind)
-				fgit_buf_addf(b, "behind %zu", s->behind);
+			if (s->behind) {
+				fgit_buf_adds(b, "behind ");
+				snprintf(n, sizeof(n), "%zu", s->behind);
+				cadd(b, C_RED, n);
+			}
 			fgit_buf_addch(b, ']');
 		}
 	}
@@ -393,7 +438,7 @@ static void print_short(struct st *s, int porcelain)
 	for (i = 0; i < s->s->nr; i++) {
 		const struct fgit_status_item *it = &s->s->items[i];
 		if (it->x == 'U') {
-			fgit_buf_adds(b, unmerged_xy(it->stagemask));
+			cadd(b, C_RED, unmerged_xy(it->stagemask));
 			fgit_buf_addch(b, ' ');
 			add_raw_or_quoted(s, b, it->path, 1);
 		} else {
@@ -403,8 +448,14 @@ static void print_short(struct st *s, int porcelain)
 			    !(it->sub & FGIT_STATUS_SUB_COMMIT))
 				y = it->sub & FGIT_STATUS_SUB_MODIFIED ? 'm' :
 				    it->sub & FGIT_STATUS_SUB_UNTRACKED ? '?' : y;
-			fgit_buf_addch(b, it->x ? it->x : ' ');
-			fgit_buf_addch(b, y ? y : ' ');
+			if (it->x)
+				caddch(b, C_GREEN, it->x);
+			else
+				fgit_buf_addch(b, ' ');
+			if (y)
+				caddch(b, C_RED, y);
+			else
+				fgit_buf_addch(b, ' ');
 			fgit_buf_addch(b, ' ');
 			if (it->orig_path && !nul_term) {
 				add_path(s, b, it->orig_path, 1);
@@ -419,12 +470,14 @@ static void print_short(struct st *s, int porcelain)
 		fgit_buf_addch(b, nul_term ? 0 : '\n');
 	}
 	for (i = 0; i < s->s->nr_untracked; i++) {
-		fgit_buf_adds(b, "?? ");
+		cadd(b, C_RED, "??");
+		fgit_buf_addch(b, ' ');
 		add_raw_or_quoted(s, b, s->s->untracked[i], 1);
 		fgit_buf_addch(b, nul_term ? 0 : '\n');
 	}
 	for (i = 0; i < s->s->nr_ignored; i++) {
-		fgit_buf_adds(b, "!! ");
+		cadd(b, C_RED, "!!");
+		fgit_buf_addch(b, ' ');
 		add_raw_or_quoted(s, b, s->s->ignored[i], 1);
 		fgit_buf_addch(b, nul_term ? 0 : '\n');
 	}
@@ -747,10 +800,13 @@ static void print_long(struct st *s)
 	} else {
 		int at;
 		char *from = detached_from(s, &at);
-		if (from)
-			fgit_buf_addf(b, "HEAD detached %s %s\n", at ? "at" : "from", from);
-		else
-			fgit_buf_adds(b, "Not currently on any branch.\n");
+		if (from) {
+			cadd(b, C_RED, at ? "HEAD detached at " : "HEAD detached from ");
+			fgit_buf_addf(b, "%s\n", from);
+		} else {
+			cadd(b, C_RED, "Not currently on any branch.");
+			fgit_buf_addch(b, '\n');
+		}
 		free(from);
 	}
 	long_tracking(s);
@@ -785,12 +841,14 @@ static void print_long(struct st *s)
 			if (!it->x || it->x == 'U')
 				continue;
 			fgit_buf_addch(b, '\t');
+			col_on(b, C_GREEN);
 			add_label(b, staged_label(it->x), 12);
 			if (it->orig_path) {
 				add_path(s, b, it->orig_path, 0);
 				fgit_buf_adds(b, " -> ");
 			}
 			add_path(s, b, it->path, 0);
+			col_off(b);
 			fgit_buf_addch(b, '\n');
 		}
 		fgit_buf_addch(b, '\n');
@@ -814,8 +872,10 @@ static void print_long(struct st *s)
 			if (it->x != 'U')
 				continue;
 			fgit_buf_addch(b, '\t');
+			col_on(b, C_RED);
 			add_label(b, unmerged_label(it->stagemask), 17);
 			add_path(s, b, it->path, 0);
+			col_off(b);
 			fgit_buf_addch(b, '\n');
 		}
 		fgit_buf_addch(b, '\n');
@@ -834,8 +894,10 @@ static void print_long(struct st *s)
 			if (!it->y || it->x == 'U')
 				continue;
 			fgit_buf_addch(b, '\t');
+			col_on(b, C_RED);
 			add_label(b, it->y == 'A' ? "new file:" : staged_label(it->y), 12);
 			add_path(s, b, it->path, 0);
+			col_off(b);
 			sub_suffix(b, it);
 			fgit_buf_addch(b, '\n');
 		}
@@ -848,7 +910,9 @@ static void print_long(struct st *s)
 				fgit_buf_adds(b, "  (use \"git add <file>...\" to include in what will be committed)\n");
 			for (i = 0; i < s->s->nr_untracked; i++) {
 				fgit_buf_addch(b, '\t');
+				col_on(b, C_RED);
 				add_path(s, b, s->s->untracked[i], 0);
+				col_off(b);
 				fgit_buf_addch(b, '\n');
 			}
 			fgit_buf_addch(b, '\n');
@@ -859,7 +923,9 @@ static void print_long(struct st *s)
 				fgit_buf_adds(b, "  (use \"git add -f <file>...\" to include in what will be committed)\n");
 			for (i = 0; i < s->s->nr_ignored; i++) {
 				fgit_buf_addch(b, '\t');
+				col_on(b, C_RED);
 				add_path(s, b, s->s->ignored[i], 0);
+				col_off(b);
 				fgit_buf_addch(b, '\n');
 			}
 			fgit_buf_addch(b, '\n');
@@ -888,6 +954,92 @@ static void print_long(struct st *s)
 		else
 			fgit_buf_adds(b, "nothing to commit, working tree clean\n");
 	}
+}
+
+/* ---- the to-git conversion for content checks ---- */
+
+struct conv_ctx {
+	struct fgit_repo *repo;
+	struct fgit_attrs *attrs;
+	struct fgit_conv_config cfg;
+	int algo;
+};
+
+static void conv_config(struct fgit_conv_config *c, struct fgit_config *cfg)
+{
+	const char *v;
+	*c = (struct fgit_conv_config)FGIT_CONV_CONFIG_INIT;
+	if (!fgit_config_get_string(&v, cfg, "core.autocrlf") && v) {
+		if (!strcasecmp(v, "input"))
+			c->autocrlf = FGIT_AUTOCRLF_INPUT;
+		else
+			c->autocrlf = fgit_config_parse_bool(v) > 0 ? FGIT_AUTOCRLF_TRUE : FGIT_AUTOCRLF_FALSE;
+	}
+	if (!fgit_config_get_string(&v, cfg, "core.eol") && v) {
+		if (!strcasecmp(v, "lf"))
+			c->core_eol = FGIT_EOL_LF;
+		else if (!strcasecmp(v, "crlf"))
+			c->core_eol = FGIT_EOL_CRLF;
+	}
+	fgit_error_clear();
+}
+
+/* The attributes convert.c needs, as git reads them (crlf is the old text). */
+static void conv_attrs(struct fgit_conv_attrs *a, struct fgit_attrs *attrs, const char *path)
+{
+	static const char *const names[] = { "text", "crlf", "eol", "ident" };
+	struct fgit_attr_value v[4];
+
+	memset(a, 0, sizeof(*a));
+	if (fgit_attrs_get(v, attrs, path, names, 4) < 0) {
+		fgit_error_clear();
+		return;
+	}
+	if (v[0].state == FGIT_ATTR_SET)
+		a->text = FGIT_TEXT_SET;
+	else if (v[0].state == FGIT_ATTR_UNSET)
+		a->text = FGIT_TEXT_UNSET;
+	else if (v[0].state == FGIT_ATTR_VALUE && !strcmp(v[0].value, "auto"))
+		a->text = FGIT_TEXT_AUTO;
+	else if (v[1].state == FGIT_ATTR_SET)
+		a->text = FGIT_TEXT_SET;
+	else if (v[1].state == FGIT_ATTR_UNSET)
+		a->text = FGIT_TEXT_UNSET;
+	else if (v[1].state == FGIT_ATTR_VALUE && !strcmp(v[1].value, "input")) {
+		a->text = FGIT_TEXT_SET;
+		a->eol = FGIT_EOL_LF;
+	}
+	if (v[2].state == FGIT_ATTR_VALUE) {
+		if (!strcmp(v[2].value, "lf"))
+			a->eol = FGIT_EOL_LF;
+		else if (!strcmp(v[2].value, "crlf"))
+			a->eol = FGIT_EOL_CRLF;
+	}
+	a->ident = v[3].state == FGIT_ATTR_SET;
+}
+
+static int hash_converted(struct fgit_oid *out, const char *fspath, const char *path,
+			  const struct stat *st, void *payload)
+{
+	struct conv_ctx *c = payload;
+	struct fgit_conv_attrs a;
+	struct fgit_buf raw = FGIT_BUF_INIT, conv = FGIT_BUF_INIT;
+	int r;
+
+	conv_attrs(&a, c->attrs, path);
+	if (!fgit_convert_may_change(&a, &c->cfg))
+		return fgit_worktree_hash_file(out, fspath, st, c->algo);
+	if ((r = fgit_buf_read_file(&raw, fspath)) < 0)
+		goto out;
+	r = fgit_convert_to_git(&conv, path, raw.ptr, raw.len, &a, &c->cfg, 0, NULL);
+	if (r < 0)
+		goto out;
+	r = r ? fgit_hash_object(out, c->algo, FGIT_OBJ_BLOB, conv.ptr, conv.len) :
+		fgit_hash_object(out, c->algo, FGIT_OBJ_BLOB, raw.ptr, raw.len);
+out:
+	fgit_buf_release(&raw);
+	fgit_buf_release(&conv);
+	return r;
 }
 
 /* ---- setup ---- */
@@ -974,8 +1126,8 @@ static void check_color(struct st *s)
 		on = 0;
 	else
 		on = fgit_config_parse_bool(v) > 0 && isatty(1);
-	if (on && (fmt == F_LONG || fmt == F_SHORT || fmt == F_UNSPEC))
-		die_unimplemented("status", "color.status (colored output)");
+	/* the default colours; color.status.<slot> is not read yet */
+	use_color = on && (fmt == F_LONG || fmt == F_SHORT);
 }
 
 static void write_index_back(struct st *s, struct fgit_index *idx, const char *path)
@@ -989,6 +1141,13 @@ static void write_index_back(struct st *s, struct fgit_index *idx, const char *p
 		return;
 	for (i = 0; i < n && !racy; i++)
 		racy = fgit_index_entry_is_racy(idx, fgit_index_get(idx, i));
+	/* core.untrackedCache=false: git removes the extension and writes */
+	if (fgit_index_has_untracked_cache(idx) &&
+	    !fgit_config_get_bool(&bv, s->cfg, "core.untrackedcache") && !bv) {
+		fgit_index_untracked_cache_drop(idx);
+		racy = 1;
+	}
+	fgit_error_clear();
 	if (!s->s->refreshed && !racy)
 		return;
 	if (fgit_index_was_split(idx) ||
@@ -1082,6 +1241,7 @@ CLI_CMD(status)
 	struct fgit_ignore *ig = NULL;
 	struct fgit_status_options so = FGIT_STATUS_OPTIONS_INIT;
 	struct fgit_wt_stat_options sto;
+	struct conv_ctx conv;
 	struct fgit_oid tree;
 	char *index_path;
 	char *resolved = NULL;
@@ -1181,6 +1341,12 @@ CLI_CMD(status)
 			die_last();
 	}
 	cli_wt_stat_options(&sto, s.repo);
+	conv.repo = s.repo;
+	conv.attrs = cli_attrs(s.repo);
+	conv.algo = fgit_repo_algo(s.repo);
+	conv_config(&conv.cfg, s.cfg);
+	sto.hash_file = hash_converted;
+	sto.hash_payload = &conv;
 	so.index = idx;
 	so.head_tree = s.initial ? NULL : &tree;
 	so.odb = s.odb;
@@ -1193,6 +1359,13 @@ CLI_CMD(status)
 	so.rename_limit = rename_limit(&s);
 	so.stat = &sto;
 	so.rename_score = find_renames_score;
+	{
+		/* core.preloadIndex (default true): several lstat threads */
+		int bv;
+		if (!fgit_config_get_bool(&bv, s.cfg, "core.preloadindex") && !bv)
+			so.threads = 1;
+		fgit_error_clear();
+	}
 	so.submodule_cb = sub_cb;
 	so.submodule_payload = "";
 	if (fgit_status_collect(&s.s, &so))

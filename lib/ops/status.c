@@ -12,6 +12,8 @@
  *   - untracked (and ignored) paths: fgit_dirwalk.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,8 +81,43 @@ struct wt {
 	size_t *refreshed;	/* per worker */
 	int *racy;		/* per worker */
 	struct fgit_buf *paths;	/* per worker */
+	struct dircache *dirs;	/* per worker */
 	size_t wdlen;
 };
+
+/*
+ * Each worker keeps the directory of its last entry open (O_PATH) and
+ * stats names relative to it: the index is sorted, so consecutive entries
+ * share it, and the kernel resolves one component instead of the whole
+ * path (on the 100,000-file corpus, ~20% of status's CPU was path lookup).
+ */
+struct dircache {
+	struct fgit_buf dir;	/* "a/b/" of the open directory */
+	int fd;			/* -1: none; AT_FDCWD for the top */
+};
+
+static int stat_entry(struct dircache *dc, struct wt *w, const char *fspath, size_t fslen,
+		      struct stat *st)
+{
+	const char *slash = memrchr(fspath, '/', fslen);
+	size_t dlen = slash ? (size_t)(slash - fspath) + 1 : 0;
+
+	if (dc->fd == -1 || dc->dir.len != dlen || memcmp(dc->dir.ptr, fspath, dlen)) {
+		if (dc->fd >= 0)
+			close(dc->fd);
+		fgit_buf_set(&dc->dir, fspath, dlen);
+		if (!dlen) {
+			dc->fd = AT_FDCWD;
+		} else {
+			dc->fd = open(dc->dir.ptr, O_PATH | O_DIRECTORY | O_CLOEXEC);
+			if (dc->fd < 0) {
+				dc->fd = -1;
+				return lstat(fspath, st);
+			}
+		}
+	}
+	return fstatat(dc->fd, fspath + dlen, st, AT_SYMLINK_NOFOLLOW);
+}
 
 #define SUB_POPULATED 0x80
 
@@ -168,7 +205,7 @@ static int wt_chunk(size_t begin, size_t end, int worker, void *payload)
 			continue;
 		fgit_buf_setlen(b, w->wdlen);
 		fgit_buf_add(b, e->path, e->path_len);
-		if (lstat(b->ptr, &st)) {
+		if (stat_entry(&w->dirs[worker], w, b->ptr, b->len, &st)) {
 			if (!(e->flags & FGIT_INDEX_ASSUME_VALID) ||
 			    (e->flags & FGIT_INDEX_INTENT_TO_ADD))
 				w->res[i] = 'D';
@@ -202,9 +239,17 @@ static int wt_chunk(size_t begin, size_t end, int worker, void *payload)
 			if (e->flags & FGIT_INDEX_ASSUME_VALID)
 				continue;
 			if (fgit_worktree_stat_differs(e, &st, o->stat)) {
-				uint32_t mode = e->mode;
-				fgit_worktree_fill_stat(e, &st, o->stat);
-				e->mode = mode;
+				/* the stat fields only: the untracked walk may be
+				 * reading this entry's path and mode meanwhile */
+				e->ctime_sec = (uint32_t)st.st_ctime;
+				e->ctime_nsec = (uint32_t)st.st_ctim.tv_nsec;
+				e->mtime_sec = (uint32_t)st.st_mtime;
+				e->mtime_nsec = (uint32_t)st.st_mtim.tv_nsec;
+				e->dev = (uint32_t)st.st_dev;
+				e->ino = (uint32_t)st.st_ino;
+				e->uid = (uint32_t)st.st_uid;
+				e->gid = (uint32_t)st.st_gid;
+				e->size = (uint32_t)st.st_size;
 				w->refreshed[worker]++;
 			} else if (fgit_index_entry_is_racy(w->idx, e)) {
 				w->racy[worker] = 1;
@@ -251,11 +296,14 @@ static int collect_worktree(struct vec *out, struct fgit_status *st,
 	w.refreshed = calloc((size_t)threads, sizeof(*w.refreshed));
 	w.racy = calloc((size_t)threads, sizeof(*w.racy));
 	w.paths = calloc((size_t)threads, sizeof(*w.paths));
-	if (!w.res || !w.subf || !w.wmode || !w.refreshed || !w.racy || !w.paths) {
+	w.dirs = calloc((size_t)threads, sizeof(*w.dirs));
+	if (!w.res || !w.subf || !w.wmode || !w.refreshed || !w.racy || !w.paths || !w.dirs) {
 		r = nomem();
 		goto out;
 	}
 	for (k = 0; k < threads; k++) {
+		fgit_buf_init(&w.dirs[k].dir, 64);
+		w.dirs[k].fd = -1;
 		fgit_buf_init(&w.paths[k], 256);
 		if (*wd) {
 			fgit_buf_adds(&w.paths[k], wd);
@@ -337,7 +385,14 @@ out:
 	if (w.paths)
 		for (k = 0; k < threads; k++)
 			fgit_buf_release(&w.paths[k]);
+	if (w.dirs)
+		for (k = 0; k < threads; k++) {
+			if (w.dirs[k].fd >= 0)
+				close(w.dirs[k].fd);
+			fgit_buf_release(&w.dirs[k].dir);
+		}
 	free(w.paths);
+	free(w.dirs);
 	free(w.res);
 	free(w.subf);
 	free(w.wmode);
@@ -792,9 +847,28 @@ out:
 	return r;
 }
 
+struct untracked_job {
+	const struct fgit_status_options *o;
+	struct fgit_status *st;
+	int r;
+	char msg[256];
+};
+
+static void *untracked_thread(void *arg)
+{
+	struct untracked_job *j = arg;
+	j->r = collect_untracked(j->st, j->o);
+	if (j->r)
+		snprintf(j->msg, sizeof(j->msg), "%s", fgit_error_last());
+	return NULL;
+}
+
 int fgit_status_collect(struct fgit_status **out, const struct fgit_status_options *o)
 {
 	struct fgit_status *st = calloc(1, sizeof(*st));
+	struct untracked_job ut;
+	pthread_t tid;
+	int threaded = 0;
 	struct vec head = { 0 }, wt = { 0 };
 	struct hw h;
 	size_t i;
@@ -803,6 +877,18 @@ int fgit_status_collect(struct fgit_status **out, const struct fgit_status_optio
 	*out = NULL;
 	if (!st)
 		return nomem();
+	/*
+	 * The untracked walk (readdir, ignore rules) runs on its own thread
+	 * while the lstat pass and the HEAD comparison run here: it only
+	 * reads the index's paths and modes, which neither changes.
+	 */
+	ut.o = o;
+	ut.st = st;
+	ut.r = 0;
+	if (o->untracked || o->ignored)
+		threaded = fgit_online_cpus() > 1 && !pthread_create(&tid, NULL, untracked_thread, &ut);
+	if (!threaded && (o->untracked || o->ignored) && (r = collect_untracked(st, o)))
+		goto out;
 	if ((r = collect_worktree(&wt, st, o)))
 		goto out;
 	memset(&h, 0, sizeof(h));
@@ -820,11 +906,19 @@ int fgit_status_collect(struct fgit_status **out, const struct fgit_status_optio
 	qsort(head.v, head.nr, sizeof(*head.v), item_cmp);
 	if ((r = merge_lists(st, &head, &wt)))
 		goto out;
-	if ((r = collect_untracked(st, o)))
-		goto out;
-	*out = st;
-	st = NULL;
 out:
+	if (threaded) {
+		pthread_join(tid, NULL);
+		threaded = 0;
+		if (!r && ut.r) {
+			fgit_error_set(ut.r, "%s", ut.msg);
+			r = ut.r;
+		}
+	}
+	if (!r) {
+		*out = st;
+		st = NULL;
+	}
 	for (i = 0; i < head.nr; i++)
 		item_release(&head.v[i]);
 	for (i = 0; i < wt.nr; i++)

@@ -91,6 +91,12 @@ test_expect_success 'intent-to-add, type changes, nested repositories, submodule
 	(cd sm && git checkout -q n && echo u >u) && all_st "|-s|--porcelain=v2" &&
 	git add sm && (cd sm && rm u && echo dirty >>n) && all_st "|-s|--porcelain|--porcelain=v2"'
 
+test_expect_success 'colours (color.status=always, the default slots)' '
+	(cd r2 && compare -c color.status=always status && compare -c color.status=always status -sb &&
+	 compare -c color.ui=always status --ignored && compare -c color.status=always status --porcelain) &&
+	(cd m && compare -c color.status=always status && compare -c color.status=always status -s) &&
+	(cd cl && compare -c color.status=always status -sb && compare -c color.status=always status)'
+
 test_expect_success 'options refused or wrong' '
 	cd repo && compare_fail status --porcelain=v9 && compare_fail status -ubogus &&
 	compare_fail status --ignored=bogus && compare_fail status --bogus'
@@ -111,5 +117,23 @@ test_expect_success 'racily clean entry with changed content' '
 	"$FGIT" status -s >../f.out && git status -s >../g.out && cmp ../f.out ../g.out &&
 	"$FGIT" status -s >../f.out && cmp ../f.out ../g.out && git diff-files --name-only >../df &&
 	test "$(cat ../df)" = f'
+
+test_expect_success 'racy entry checked through the to-git conversion (core.autocrlf)' '
+	git init -q crlf && cd crlf && git config core.autocrlf true && printf "a\nb\n" >f &&
+	git add f && git commit -q -m1 && rm f && git checkout -q f 2>/dev/null &&
+	"$FGIT" status -s >../f.out && git status -s >../g.out && cmp ../f.out ../g.out &&
+	printf "a\r\nc\r\n" >f && "$FGIT" status -s >../f.out && git status -s >../g.out &&
+	cmp ../f.out ../g.out'
+
+test_expect_success 'the untracked cache: git reads what fgit leaves, and core.untrackedCache=false drops it' '
+	cp -R repo uc && cd uc && echo u >untr && mkdir ud && echo x >ud/x &&
+	git -c core.untrackedCache=true status >/dev/null && sleep 1 && touch f1 &&
+	"$FGIT" status -s >../f.out && git status -s >../g.out && cmp ../f.out ../g.out &&
+	git -c core.untrackedCache=true status -s >../g.out && cmp ../f.out ../g.out &&
+	echo v >ud/y && "$FGIT" -c core.untrackedCache=true status -s >../f.out &&
+	git -c core.untrackedCache=true status -s >../g.out && cmp ../f.out ../g.out &&
+	"$FGIT" -c core.untrackedCache=false status -s >/dev/null &&
+	! grep -q UNTR .git/index && git status -s >../g.out &&
+	cmp ../f.out ../g.out && fsck_ok'
 
 test_done

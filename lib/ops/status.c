@@ -505,21 +505,6 @@ static int all_added(struct hw *h, size_t lo, size_t hi)
 	return 0;
 }
 
-/* First entry at or after lo not under prefix (plen bytes, ending in '/'). */
-static size_t end_of_dir(const struct fgit_index *idx, size_t lo, size_t hi,
-			 const char *prefix, size_t plen)
-{
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct fgit_index_entry *e = fgit_index_get(idx, mid);
-		if (e->path_len >= plen && !memcmp(e->path, prefix, plen))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /* Compare an index component (name, is_dir) with a tree entry, in tree order. */
 static int comp_cmp(const char *a, size_t alen, int adir, const struct fgit_tree_entry *te)
 {
@@ -591,7 +576,7 @@ static int walk_head(struct hw *h, const struct fgit_oid *oid, size_t lo, size_t
 			if (isdir) {
 				fgit_buf_setlen(&h->path, base);
 				fgit_buf_add(&h->path, name, nlen + 1);
-				j = end_of_dir(h->idx, i, hi, h->path.ptr, h->path.len);
+				j = fgit_index_prefix_end(h->idx, i, hi, h->path.ptr, h->path.len);
 			} else {
 				while (j < hi && !strcmp(fgit_index_get(h->idx, j)->path, e->path))
 					j++;
@@ -614,7 +599,7 @@ static int walk_head(struct hw *h, const struct fgit_oid *oid, size_t lo, size_t
 			size_t j;
 			fgit_buf_setlen(&h->path, base);
 			fgit_buf_add(&h->path, name, nlen + 1);
-			j = end_of_dir(h->idx, i, hi, h->path.ptr, h->path.len);
+			j = fgit_index_prefix_end(h->idx, i, hi, h->path.ptr, h->path.len);
 			r = walk_head(h, &te.oid, i, j);
 			i = j;
 			have = fgit_tree_iter_next(&te, &it);

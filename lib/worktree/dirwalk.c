@@ -173,21 +173,6 @@ static int cursor_seek(struct cursor *k, const char *name, size_t len, int is_di
 	return 0;
 }
 
-/* First entry at or after lo, before hi, not under prefix (plen bytes). */
-static size_t dir_end(const struct fgit_index *idx, size_t lo, size_t hi,
-		      const char *prefix, size_t plen)
-{
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct fgit_index_entry *e = fgit_index_get(idx, mid);
-		if (e->path_len >= plen && !memcmp(e->path, prefix, plen))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 enum dir_state { D_NONE, D_TRACKED_DIR, D_GITLINK };
 
 /* Does the directory (fs path in w->fs) hold a non-bare repository? */
@@ -319,7 +304,7 @@ static int walk_dir(struct walk *w, struct fgit_buf *path, int report, enum cont
 			ds = D_TRACKED_DIR;
 			fgit_buf_addch(path, '/');
 			sub_lo = k.c;
-			sub_hi = dir_end(o->index, k.c, k.hi, path->ptr, path->len);
+			sub_hi = fgit_index_prefix_end(o->index, k.c, k.hi, path->ptr, path->len);
 			fgit_buf_setlen(path, path->len - 1);
 			k.c = sub_hi;
 		}
@@ -459,7 +444,7 @@ int fgit_dirwalk(const char *workdir, const struct fgit_dirwalk_options *o)
 	if (path.len && o->index) {
 		/* the index entries under the start directory */
 		fgit_index_find_any_stage(&lo, o->index, path.ptr, path.len);
-		hi = dir_end(o->index, lo, hi, path.ptr, path.len);
+		hi = fgit_index_prefix_end(o->index, lo, hi, path.ptr, path.len);
 	}
 	r = walk_dir(&w, &path, 1, &c, lo, hi, 0);
 out:

@@ -189,6 +189,13 @@ int fgit_index_find(size_t *out, const struct fgit_index *idx,
 /* The entry (path, stage), borrowed, or NULL. */
 const struct fgit_index_entry *fgit_index_lookup(const struct fgit_index *idx,
 						 const char *path, unsigned int stage);
+/*
+ * In [lo, hi), where the entries starting with `prefix` (plen bytes, e.g.
+ * "a/b/") begin at lo: the position of the first entry that does not
+ * start with it.  Binary search; for walks that skip whole directories.
+ */
+size_t fgit_index_prefix_end(const struct fgit_index *idx, size_t lo, size_t hi,
+			     const char *prefix, size_t plen);
 /* Position of the first entry of path at any stage (or insertion point); found? */
 int fgit_index_find_any_stage(size_t *out, const struct fgit_index *idx,
 			      const char *path, size_t len);

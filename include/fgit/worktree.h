@@ -35,6 +35,10 @@ enum fgit_dirwalk_flags {
 	FGIT_DIRWALK_DIRECTORY = 1 << 1,
 	/* With DIRECTORY: leave out directories without untracked files. */
 	FGIT_DIRWALK_NO_EMPTY_DIRECTORY = 1 << 2,
+	/* With SHOW_IGNORED: a directory that an ignore pattern matches is
+	 * reported as one entry and not entered; the files of other
+	 * directories one by one (status --ignored=matching). */
+	FGIT_DIRWALK_IGNORED_MATCHING = 1 << 3,
 };
 
 /*
@@ -94,9 +98,18 @@ struct fgit_wt_stat_options {
 	/* Ignore the assume-unchanged bit (git's CE_MATCH_IGNORE_VALID). */
 	int ignore_valid;
 	int algo;		/* FGIT_HASH_SHA1 */
+	/*
+	 * Content checks (racy or smudged entries): hash the file at fspath
+	 * (index path `path`, lstat'ed as st) as git would store it, through
+	 * the to-git conversion (eol, ident, filters).  NULL: the bytes as
+	 * they are.  Called from the threads that compare entries.
+	 */
+	int (*hash_file)(struct fgit_oid *out, const char *fspath, const char *path,
+			 const struct stat *st, void *payload);
+	void *hash_payload;
 };
 #define FGIT_WT_STAT_OPTIONS_VERSION 1
-#define FGIT_WT_STAT_OPTIONS_INIT { FGIT_WT_STAT_OPTIONS_VERSION, 1, 1, 1, 1, 0, 0, 1 }
+#define FGIT_WT_STAT_OPTIONS_INIT { FGIT_WT_STAT_OPTIONS_VERSION, 1, 1, 1, 1, 0, 0, 1, NULL, NULL }
 
 /*
  * Compare entry e of idx with st, the lstat() of its file at `fspath`
@@ -105,8 +118,8 @@ struct fgit_wt_stat_options {
  * only the size-less "smudged" data disagrees, the file is hashed and its
  * id compared with the entry's.  Returns 0 when unchanged, a positive
  * enum fgit_wt_changed mask when changed, negative on a read error.
- * NEEDSWORK: content is hashed without CRLF/filter conversion (no
- * attributes yet); gitlinks are compared by type only.
+ * Content is hashed through opts->hash_file when set (the to-git
+ * conversion), as is otherwise; gitlinks are compared by type only.
  */
 int fgit_worktree_entry_changed(const struct fgit_index *idx,
 				const struct fgit_index_entry *e,

@@ -18,12 +18,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cli.h"
-#include "odb_setup.h"
 #include "fgit/buf.h"
 #include "fgit/config.h"
 #include "fgit/hash.h"
 #include "fgit/object.h"
 #include "fgit/odb.h"
+#include "fgit/repo.h"
 
 #define SMALL_FILE (64u << 10)
 #define BIG_FILE_DEFAULT (512ull << 20)
@@ -288,10 +288,12 @@ CLI_CMD(hash_object)
 	/* NEEDSWORK: content filters (attributes, autocrlf) arrive with the
 	 * worktree issue; until then every path is hashed as --no-filters. */
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
-	if (o.write)
-		o.odb = cli_odb();
-	else
-		cli_git_dir(0);
+	if (o.write) {
+		if (fgit_repo_odb(&o.odb, cli_repo()) < 0)
+			die_last();
+	} else {
+		cli_repo_gently();
+	}
 	{
 		int64_t v;
 		if (fgit_config_get_int64(&v, cli_config(), "core.bigfilethreshold") == 0 && v > 0)

@@ -67,6 +67,15 @@ struct fgit_odb {
 /* ---- zlib helpers (thread-local inflaters) ---- */
 struct libdeflate_decompressor *odb_libdeflate(void);
 z_stream *odb_zstream(void);		/* inflateInit'd, reset, per thread */
+/*
+ * Per-thread scratch buffer i (0 .. ODB_SCRATCH_BUFS-1) of at least `need`
+ * bytes, kept for the thread's life (freed at its exit); its contents do
+ * not survive a call asking for more.  NULL when need > ODB_SCRATCH_MAX
+ * (the caller mallocs) or out of memory.
+ */
+#define ODB_SCRATCH_BUFS 3
+#define ODB_SCRATCH_MAX (4u << 20)
+unsigned char *odb_scratch(int i, size_t need);
 
 /* ---- loose objects (loose.c) ---- */
 void odb_loose_path(char *out, size_t outsz, const struct fgit_odb *odb,
@@ -118,6 +127,7 @@ struct odb_cache_entry {
 	enum fgit_object_type type;
 	size_t size;
 	unsigned char *data;
+	int depth;			/* deltas between it and its chain's base */
 	atomic_int refs;
 	struct odb_cache_entry *hnext, *lprev, *lnext;
 };
@@ -128,7 +138,7 @@ struct odb_cache_entry *odb_cache_get(struct odb_cache *c, struct pack *p, uint6
 /* Add data (ownership moves to the entry); returns a referenced entry. */
 struct odb_cache_entry *odb_cache_add(struct odb_cache *c, struct pack *p, uint64_t off,
 				      enum fgit_object_type type, unsigned char *data,
-				      size_t size);
+				      size_t size, int depth);
 void odb_cache_put(struct odb_cache_entry *e);
 
 /* ---- deltas (delta.c) ---- */

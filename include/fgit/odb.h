@@ -1,9 +1,10 @@
 /*
  * The object database: loose objects, packs (.idx v1/v2, .pack v2/v3,
  * OFS_DELTA and REF_DELTA), alternates (objects/info/alternates, nested up
- * to 5 deep).  A multi-pack-index, when present, is not consulted yet:
- * every pack is found through its own .idx, which git keeps beside it
- * (NEEDSWORK: midx lookup for repositories with many packs).
+ * to 5 deep).  A multi-pack-index (objects/pack/multi-pack-index), when
+ * present and valid, is searched first, as git does, then the packs it
+ * does not cover; a corrupt one is ignored (git warns and does the same).
+ * NEEDSWORK: a pack the midx covers is still opened through its .idx.
  *
  * Thread safety: one fgit_odb may be used by any number of threads at once
  * for reading and writing; there is no global lock around inflation.

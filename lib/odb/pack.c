@@ -511,11 +511,12 @@ int pack_read(void **out, size_t *size_out, enum fgit_object_type *type_out,
 			off = e.base_off;
 		} else {
 			struct pack *q;
-			uint32_t pos;
-			if (odb_find_packed(&q, &pos, odb, &e.base_oid)) {
+			uint64_t qoff;
+			if ((r = odb_find_packed(&q, &qoff, odb, &e.base_oid)) < 0)
+				goto out;
+			if (r) {
 				p = q;
-				if ((r = pack_offset_at(&off, p, pos)) < 0)
-					goto out;
+				off = qoff;
 			} else {
 				void *b;
 				size_t bs;
@@ -708,7 +709,7 @@ static void memo_put(struct pack *p, uint64_t off, enum fgit_object_type t)
 }
 
 int pack_info(struct fgit_object_info *out, struct fgit_odb *odb,
-	      struct pack *p, uint32_t pos, uint64_t off, unsigned int flags)
+	      struct pack *p, uint64_t off, unsigned int flags)
 {
 	struct fgit_object_info info;
 	struct entry e;
@@ -781,11 +782,9 @@ int pack_info(struct fgit_object_info *out, struct fgit_odb *odb,
 		if (e.type == FGIT_OBJ_OFS_DELTA) {
 			qoff = e.base_off;
 		} else {
-			uint32_t bpos;
-			if (odb_find_packed(&q, &bpos, odb, &e.base_oid)) {
-				if ((r = pack_offset_at(&qoff, q, bpos)) < 0)
-					return r;
-			} else {
+			if ((r = odb_find_packed(&q, &qoff, odb, &e.base_oid)) < 0)
+				return r;
+			if (!r) {
 				struct fgit_object_info bi;
 				if ((r = fgit_odb_read_info(&bi, odb, &e.base_oid,
 							    FGIT_INFO_TYPE)) < 0)

@@ -38,11 +38,15 @@ void fgit_midx_free(struct fgit_midx *m);
 uint32_t fgit_midx_num_packs(const struct fgit_midx *m);
 /* Name of pack i ("pack-<hash>.idx"), borrowed; names are sorted. */
 const char *fgit_midx_pack_name(const struct fgit_midx *m, uint32_t i);
+/* Number of the pack named "pack-X.idx", or -1. */
+int fgit_midx_pack_index(const struct fgit_midx *m, const char *name);
 uint32_t fgit_midx_num_objects(const struct fgit_midx *m);
 /* fan-out entry b (0..255): objects whose first byte is <= b. */
 uint32_t fgit_midx_fanout(const struct fgit_midx *m, unsigned b);
 /* Object id at position pos (< num_objects). */
 void fgit_midx_oid_at(struct fgit_oid *out, const struct fgit_midx *m, uint32_t pos);
+/* The raw id at pos (rawsz bytes inside the mapping, borrowed). */
+const unsigned char *fgit_midx_oid_raw(const struct fgit_midx *m, uint32_t pos);
 /* Pack number and offset of the object at pos; FGIT_EINVALID for a large
  * offset pointing outside the LOFF chunk or a pack number out of range. */
 int fgit_midx_entry_at(uint32_t *pack, uint64_t *offset, const struct fgit_midx *m,
@@ -55,5 +59,56 @@ int fgit_midx_checksum_ok(const struct fgit_midx *m);
 const unsigned char *fgit_midx_checksum(const struct fgit_midx *m);
 /* Path the midx was opened from, borrowed. */
 const char *fgit_midx_path(const struct fgit_midx *m);
+
+/*
+ * A pack's .idx on its own (what writing a midx reads): mapped and
+ * validated as the object database does.  Immutable once open.
+ */
+struct fgit_pack_idx;
+int fgit_pack_idx_open(struct fgit_pack_idx **out, const char *idx_path, int algo);
+void fgit_pack_idx_free(struct fgit_pack_idx *p);
+uint32_t fgit_pack_idx_count(const struct fgit_pack_idx *p);
+uint32_t fgit_pack_idx_fanout(const struct fgit_pack_idx *p, unsigned b);
+/* Raw name at pos (rawsz bytes inside the mapping, borrowed). */
+const unsigned char *fgit_pack_idx_name(const struct fgit_pack_idx *p, uint32_t pos);
+int fgit_pack_idx_offset(uint64_t *out, const struct fgit_pack_idx *p, uint32_t pos);
+/* 1 and *pos if the pack has oid, else 0. */
+int fgit_pack_idx_find(uint32_t *pos, const struct fgit_pack_idx *p,
+		       const struct fgit_oid *oid);
+
+/* ---- writing, verifying, expiring (lib/pack/midx_write.c) ---- */
+
+struct fgit_midx_options {
+	unsigned int version;		/* FGIT_MIDX_OPTIONS_VERSION */
+	int algo;			/* FGIT_HASH_SHA1 */
+	/* The object directory as git would name it in messages (e.g.
+	 * ".git/objects"); NULL: the path given. */
+	const char *display_dir;
+	const char *preferred_pack;	/* write: pack-X.pack or pack-X.idx */
+	/* write --stdin-packs: only these .idx names (sorted or not). */
+	const char *const *only_packs;
+	size_t nr_only_packs;
+	int progress_fd;		/* -1: no meters */
+	/* warnings and errors, worded as git's ("unknown preferred pack: 'x'");
+	 * level 0 warning:, 1 error:, 2 a bare verify line.  May be NULL. */
+	void (*report)(int level, const char *msg, void *payload);
+	void *payload;
+};
+#define FGIT_MIDX_OPTIONS_VERSION 1
+#define FGIT_MIDX_OPTIONS_INIT { FGIT_MIDX_OPTIONS_VERSION, 1, NULL, NULL, NULL, 0, -1, NULL, NULL }
+
+/*
+ * `git multi-pack-index write` over objects_dir/pack: the same bytes git
+ * 2.39 writes (chunks PNAM, OIDF, OIDL, OOFF, LOFF when an offset needs 64
+ * bits; no RIDX or .rev without a bitmap), through multi-pack-index.lock.
+ * Nothing is written when the existing midx already covers every pack.
+ * Returns 0, 1 where git exits 1 after an error (reported), or negative.
+ */
+int fgit_midx_write(const char *objects_dir, const struct fgit_midx_options *opts);
+/* `git multi-pack-index verify`: 0 if sound, 1 if problems were reported. */
+int fgit_midx_verify(const char *objects_dir, const struct fgit_midx_options *opts);
+/* `git multi-pack-index expire`: delete packs no midx object refers to
+ * (unless .keep) and rewrite the midx without them.  0, 1 or negative. */
+int fgit_midx_expire(const char *objects_dir, const struct fgit_midx_options *opts);
 
 #endif

@@ -203,6 +203,11 @@ void fgit_midx_oid_at(struct fgit_oid *out, const struct fgit_midx *m, uint32_t 
 	fgit_oid_from_raw(out, m->oids + (size_t)pos * m->rawsz, m->algo);
 }
 
+const unsigned char *fgit_midx_oid_raw(const struct fgit_midx *m, uint32_t pos)
+{
+	return m->oids + (size_t)pos * m->rawsz;
+}
+
 int fgit_midx_entry_at(uint32_t *pack, uint64_t *offset, const struct fgit_midx *m,
 		       uint32_t pos)
 {
@@ -274,7 +279,7 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
-static int name_index(const struct fgit_midx *m, const char *name)
+int fgit_midx_pack_index(const struct fgit_midx *m, const char *name)
 {
 	uint32_t lo = 0, hi = m->npacks;
 	while (lo < hi) {
@@ -300,7 +305,7 @@ void odb_midx_map_packs(struct fgit_odb *odb)
 	if (!m)
 		return;
 	for (i = 0; i < odb->npacks; i++) {
-		int k = name_index(m, base_name(odb->packs[i]->idx_path));
+		int k = fgit_midx_pack_index(m, base_name(odb->packs[i]->idx_path));
 		if (k >= 0) {
 			m->packs[k] = odb->packs[i];
 			odb->packs[i]->in_midx = 1;
@@ -367,4 +372,47 @@ int odb_midx_lookup(struct pack **pack, uint64_t *off, struct fgit_odb *odb,
 	}
 	*pack = m->packs[id];
 	return 1;
+}
+
+/* ---- a lone pack index: struct pack without its .pack ---- */
+
+int fgit_pack_idx_open(struct fgit_pack_idx **out, const char *idx_path, int algo)
+{
+	struct pack *p;
+	int r = pack_open_idx(&p, idx_path, algo ? algo : FGIT_HASH_SHA1);
+	if (r == 0)
+		*out = (struct fgit_pack_idx *)p;
+	return r;
+}
+
+void fgit_pack_idx_free(struct fgit_pack_idx *p)
+{
+	pack_free((struct pack *)p);
+}
+
+uint32_t fgit_pack_idx_count(const struct fgit_pack_idx *p)
+{
+	return ((const struct pack *)p)->nr;
+}
+
+uint32_t fgit_pack_idx_fanout(const struct fgit_pack_idx *p, unsigned b)
+{
+	return be32(((const struct pack *)p)->fanout + 4 * (b & 255));
+}
+
+const unsigned char *fgit_pack_idx_name(const struct fgit_pack_idx *p, uint32_t pos)
+{
+	const struct pack *q = (const struct pack *)p;
+	return q->names + (size_t)pos * q->name_stride;
+}
+
+int fgit_pack_idx_offset(uint64_t *out, const struct fgit_pack_idx *p, uint32_t pos)
+{
+	return pack_offset_at(out, (struct pack *)p, pos);
+}
+
+int fgit_pack_idx_find(uint32_t *pos, const struct fgit_pack_idx *p,
+		       const struct fgit_oid *oid)
+{
+	return pack_find((const struct pack *)p, oid, pos);
 }

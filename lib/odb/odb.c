@@ -480,7 +480,7 @@ struct loose_walk {
  * Walk loose object files; only_dir >= 0 restricts to one fan-out dir.
  * garbage_cb (optional) receives files that are not objects.
  */
-static int walk_loose(struct fgit_odb *odb, int only_dir,
+int odb_walk_loose(struct fgit_odb *odb, int only_dir,
 		      int (*cb)(const struct fgit_oid *oid, const char *path, void *payload),
 		      void (*garbage_cb)(const char *path, void *payload),
 		      void *payload)
@@ -611,7 +611,7 @@ static int foreach_common(struct fgit_odb *odb, unsigned int flags, struct forea
 		int only = -1;
 		if (c->prefix && c->hexlen >= 2)
 			only = c->prefix->hash[0];
-		r = walk_loose(odb, only, loose_cb, NULL, c);
+		r = odb_walk_loose(odb, only, loose_cb, NULL, c);
 	}
 	if (!(flags & FGIT_FOREACH_LOCAL_ONLY))
 		for (i = 0; !r && i < odb->nalts; i++)
@@ -740,7 +740,7 @@ static void abbrev_walk(struct fgit_odb *odb, struct abbrev_ctx *c)
 		}
 	}
 	pthread_rwlock_unlock(&odb->packs_lock);
-	walk_loose(odb, c->oid->hash[0], abbrev_loose_cb, NULL, c);
+	odb_walk_loose(odb, c->oid->hash[0], abbrev_loose_cb, NULL, c);
 	for (i = 0; i < odb->nalts; i++)
 		abbrev_walk(odb->alts[i], c);
 }
@@ -768,7 +768,7 @@ static uint64_t disk_bytes(const struct stat *st)
 	return (uint64_t)st->st_blocks * 512;
 }
 
-static int find_packed_any(struct fgit_odb *odb, const struct fgit_oid *oid)
+int odb_packed_anywhere(struct fgit_odb *odb, const struct fgit_oid *oid)
 {
 	struct pack *p;
 	uint64_t off;
@@ -776,7 +776,7 @@ static int find_packed_any(struct fgit_odb *odb, const struct fgit_oid *oid)
 	if (odb_find_packed(&p, &off, odb, oid) > 0)
 		return 1;
 	for (i = 0; i < odb->nalts; i++)
-		if (find_packed_any(odb->alts[i], oid))
+		if (odb_packed_anywhere(odb->alts[i], oid))
 			return 1;
 	return 0;
 }
@@ -790,7 +790,7 @@ static int count_loose_cb(const struct fgit_oid *oid, const char *path, void *pa
 		return 0;
 	c->counts->loose_count++;
 	c->counts->loose_size += disk_bytes(&st);
-	if (find_packed_any(c->odb, oid))
+	if (odb_packed_anywhere(c->odb, oid))
 		c->counts->prune_packable++;
 	return 0;
 }
@@ -903,7 +903,7 @@ int fgit_odb_count(struct fgit_odb_counts *out, struct fgit_odb *odb,
 	}
 	pthread_rwlock_unlock(&odb->packs_lock);
 	/* git's order: loose garbage, then each pack directory's */
-	r = walk_loose(odb, -1, count_loose_cb, loose_garbage_cb, &c);
+	r = odb_walk_loose(odb, -1, count_loose_cb, loose_garbage_cb, &c);
 	count_pack_garbage(&c, odb);
 	for (i = 0; i < odb->nalts; i++)
 		count_pack_garbage(&c, odb->alts[i]);

@@ -108,6 +108,16 @@ int odb_freshen(struct fgit_odb *odb, const struct fgit_oid *oid);
 int odb_parse_loose_header(const unsigned char *p, size_t n,
 			   enum fgit_object_type *type, uint64_t *size);
 
+/*
+ * Walk loose object files in fan-out order (readdir order inside each);
+ * only_dir >= 0 restricts to one fan-out directory.  garbage_cb (optional)
+ * receives files that are not objects.  Stops when cb returns non-zero.
+ */
+int odb_walk_loose(struct fgit_odb *odb, int only_dir,
+		   int (*cb)(const struct fgit_oid *oid, const char *path, void *payload),
+		   void (*garbage_cb)(const char *path, void *payload),
+		   void *payload);
+
 /* ---- packs (pack.c) ---- */
 int pack_open_idx(struct pack **out, const char *idx_path, int algo);
 void pack_free(struct pack *p);
@@ -135,6 +145,9 @@ uint32_t pack_lower_bound(const struct pack *p, const struct fgit_oid *oid);
  */
 int odb_find_packed(struct pack **pack, uint64_t *off, struct fgit_odb *odb,
 		    const struct fgit_oid *oid);
+
+/* 1 if a pack of odb or of one of its alternates holds oid. */
+int odb_packed_anywhere(struct fgit_odb *odb, const struct fgit_oid *oid);
 
 /* ---- multi-pack-index (midx.c); called with packs_lock held ---- */
 /* (Re)load objects/pack/multi-pack-index if it changed; a bad one is ignored. */

@@ -79,6 +79,10 @@ test_expect_success 'git reads fgit-written midx, fgit reads git-written one' '
 	(cd f && "$FGIT" rev-list 2>/dev/null; git log --format=%H | "$FGIT" cat-file --batch >../f.out) &&
 	(cd g && git log --format=%H | git cat-file --batch >../g.out) && cmp f.out g.out
 '
+test_expect_success 'count-objects -v with a midx (and after expire)' '
+	midx_both "git multi-pack-index write" count-objects -v &&
+	midx_both "git multi-pack-index write --preferred-pack=\$(ls -S .git/objects/pack/*.pack | head -1 | xargs basename) && git multi-pack-index expire" count-objects -v
+'
 test_expect_success 'write --stdin-packs' '
 	ls base/.git/objects/pack/*.idx | sed -n "2p;5p" | xargs -n1 basename >sel &&
 	_stdin=$TRASH/sel &&

@@ -17,6 +17,15 @@
  */
 int fgit_date_parse(int64_t *time_out, int *tz_out, const char *s);
 
+/*
+ * An expiry date as git's parse_expiry_date reads it: "never"/"false" give
+ * 0 (nothing is older), "now"/"all" INT64_MAX (everything is), "<n>.<unit>
+ * .ago" (seconds to years; months and years by the calendar) counts back
+ * from `now`, anything else is an absolute date.  FGIT_EINVALID
+ * ("malformed expiration date '<s>'").
+ */
+int fgit_expiry_parse(int64_t *out, const char *s, int64_t now);
+
 /* The local zone's offset (as +hhmm integer) at time t. */
 int fgit_local_tz_offset(int64_t t);
 

@@ -35,6 +35,20 @@ int fgit_revwalk_commit(struct fgit_commit_node **out, struct fgit_revwalk *walk
 			const struct fgit_oid *oid);
 
 /*
+ * Commits come from objects/info/commit-graph when it has them (parents and
+ * date without inflating the commit, as git does), else from the objects.
+ */
+/* The commit's root tree (from the graph, else by reading the commit). */
+int fgit_revwalk_commit_tree(struct fgit_oid *out, struct fgit_revwalk *walk,
+			     const struct fgit_commit_node *commit);
+/* 1 and git's generation number (corrected commit date, or topological
+ * level for a graph without GDA2) if the graph has the commit, else 0. */
+int fgit_revwalk_generation(uint64_t *out, struct fgit_revwalk *walk,
+			    const struct fgit_commit_node *commit);
+/* How many commits this walker filled from the commit-graph (for tests). */
+size_t fgit_revwalk_graph_hits(const struct fgit_revwalk *walk);
+
+/*
  * Commits reachable from `ours` but not `theirs` (*ahead) and the reverse
  * (*behind): `git rev-list --left-right --count ours...theirs`.
  */

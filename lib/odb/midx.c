@@ -25,15 +25,8 @@
 #define MIDX_HEADER_SIZE 12
 #define MIDX_MAX_CHUNKS 64
 
-static inline uint32_t be32(const unsigned char *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static inline uint64_t be64(const unsigned char *p)
-{
-	return (uint64_t)be32(p) << 32 | be32(p + 4);
-}
+#define be32 fgit_be32
+#define be64 fgit_be64
 
 static int parse(struct fgit_midx *m)
 {
@@ -232,22 +225,7 @@ int fgit_midx_entry_at(uint32_t *pack, uint64_t *offset, const struct fgit_midx 
 
 int fgit_midx_find(uint32_t *pos, const struct fgit_midx *m, const struct fgit_oid *oid)
 {
-	unsigned b = oid->hash[0];
-	uint32_t lo = b ? be32(m->fanout + 4 * (b - 1)) : 0, hi = be32(m->fanout + 4 * b);
-
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		int c = memcmp(m->oids + (size_t)mid * m->rawsz, oid->hash, m->rawsz);
-		if (!c) {
-			*pos = mid;
-			return 1;
-		}
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return 0;
+	return fgit_chunk_oid_find(pos, m->fanout, m->oids, m->rawsz, oid);
 }
 
 int fgit_midx_checksum_ok(const struct fgit_midx *m)

@@ -72,21 +72,7 @@ static int add32(struct fgit_buf *b, uint32_t v)
 	return fgit_buf_add(b, x, 4);
 }
 
-static void report(const struct fgit_midx_options *o, int level, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void report(const struct fgit_midx_options *o, int level, const char *fmt, ...)
-{
-	struct fgit_buf b = FGIT_BUF_INIT;
-	va_list ap;
-	if (!o->report)
-		return;
-	va_start(ap, fmt);
-	fgit_buf_vaddf(&b, fmt, ap);
-	va_end(ap);
-	o->report(level, b.ptr, o->payload);
-	fgit_buf_release(&b);
-}
+#define report(o, level, ...) fgit_chunk_reportf((o)->report, (o)->payload, level, __VA_ARGS__)
 
 static const char *disp(const struct fgit_midx_options *o, const char *objdir)
 {

@@ -10,6 +10,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include "fgit/commit_graph.h"
 #include "fgit/common.h"
 #include "fgit/object.h"
 #include "fgit/odb.h"
@@ -35,7 +36,24 @@ struct fgit_revwalk {
 	struct fgit_odb *odb;
 	struct fgit_oidmap nodes;
 	struct arena_block *arena;
+	struct fgit_commit_graph *graph;	/* objects/info/commit-graph, if any */
+	int graph_tried;
+	size_t from_graph;			/* commits filled from the graph */
 };
+
+/* The commit-graph, opened on first use; NULL if absent or unusable. */
+static struct fgit_commit_graph *graph(struct fgit_revwalk *w)
+{
+	if (!w->graph_tried) {
+		w->graph_tried = 1;
+		if (fgit_commit_graph_open(&w->graph, fgit_odb_path(w->odb),
+					   fgit_odb_algo(w->odb)) < 0) {
+			w->graph = NULL;
+			fgit_error_clear();
+		}
+	}
+	return w->graph;
+}
 
 static void *arena_alloc(struct fgit_revwalk *w, size_t n)
 {
@@ -75,6 +93,7 @@ void fgit_revwalk_free(struct fgit_revwalk *w)
 		free(b);
 	}
 	fgit_oidmap_release(&w->nodes);
+	fgit_commit_graph_free(w->graph);
 	free(w);
 }
 
@@ -95,6 +114,36 @@ static struct fgit_commit_node *node_for(struct fgit_revwalk *w, const struct fg
 	return err ? NULL : n;
 }
 
+/* Fill n from the commit-graph: 1 if done, 0 if the graph lacks it. */
+static int parse_from_graph(struct fgit_revwalk *w, struct fgit_commit_node *n)
+{
+	struct fgit_commit_graph *g = graph(w);
+	uint32_t pos, par[64], i;
+	int np;
+
+	if (!g || !fgit_commit_graph_find(&pos, g, &n->oid))
+		return 0;
+	np = fgit_commit_graph_parents(par, 64, g, pos);
+	if (np < 0 || np > 64) {
+		fgit_error_clear();
+		return 0;	/* parse the object instead */
+	}
+	n->date = (int64_t)fgit_commit_graph_date(g, pos);
+	n->nparents = (uint32_t)np;
+	n->parents = np ? arena_alloc(w, (size_t)np * sizeof(*n->parents)) : NULL;
+	if (np && !n->parents)
+		return fgit_error_set(FGIT_ENOMEM, "out of memory");
+	for (i = 0; i < (uint32_t)np; i++) {
+		struct fgit_oid p;
+		fgit_commit_graph_oid(&p, g, par[i]);
+		if (!(n->parents[i] = node_for(w, &p)))
+			return fgit_error_set(FGIT_ENOMEM, "out of memory");
+	}
+	n->flags |= NODE_PARSED;
+	w->from_graph++;
+	return 1;
+}
+
 static int parse_node(struct fgit_revwalk *w, struct fgit_commit_node *n)
 {
 	void *buf = NULL;
@@ -106,6 +155,8 @@ static int parse_node(struct fgit_revwalk *w, struct fgit_commit_node *n)
 
 	if (n->flags & NODE_PARSED)
 		return 0;
+	if ((ret = parse_from_graph(w, n)) != 0)
+		return ret < 0 ? ret : 0;
 	ret = fgit_odb_read(&buf, &len, &type, w->odb, &n->oid);
 	if (ret < 0)
 		return ret;
@@ -154,6 +205,49 @@ int fgit_revwalk_commit(struct fgit_commit_node **out, struct fgit_revwalk *w,
 		return ret;
 	*out = n;
 	return 0;
+}
+
+int fgit_revwalk_commit_tree(struct fgit_oid *out, struct fgit_revwalk *w,
+			     const struct fgit_commit_node *n)
+{
+	struct fgit_commit_graph *g = graph(w);
+	enum fgit_object_type type;
+	struct fgit_commit c;
+	char hex[FGIT_MAX_HEXSZ + 1];
+	uint32_t pos;
+	void *buf;
+	size_t len;
+	int r;
+
+	if (g && fgit_commit_graph_find(&pos, g, &n->oid)) {
+		fgit_commit_graph_tree(out, g, pos);
+		return 0;
+	}
+	if ((r = fgit_odb_read(&buf, &len, &type, w->odb, &n->oid)) < 0)
+		return r;
+	if (type != FGIT_OBJ_COMMIT || fgit_commit_parse(&c, buf, len, n->oid.algo) < 0)
+		r = fgit_error_set(FGIT_EINVALID, "bad commit object %s",
+				   fgit_oid_to_hex(hex, &n->oid));
+	else
+		*out = c.tree;
+	free(buf);
+	return r;
+}
+
+int fgit_revwalk_generation(uint64_t *out, struct fgit_revwalk *w,
+			    const struct fgit_commit_node *n)
+{
+	struct fgit_commit_graph *g = graph(w);
+	uint32_t pos;
+	if (!g || !fgit_commit_graph_find(&pos, g, &n->oid))
+		return 0;
+	*out = fgit_commit_graph_generation(g, pos);
+	return 1;
+}
+
+size_t fgit_revwalk_graph_hits(const struct fgit_revwalk *w)
+{
+	return w->from_graph;
 }
 
 /* ---- a max-heap of commits by date; ties: first queued first ---- */

@@ -3,18 +3,28 @@
  * reads one, with its messages, so callers can trust every offset.
  */
 #include <inttypes.h>
+#include <stdarg.h>
 #include "fgit/buf.h"
 #include "fgit/chunk.h"
 #include "fgit/common.h"
+#include "fgit/oid.h"
+#include <string.h>
 
-static uint32_t get32(const unsigned char *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
+#define get32 fgit_be32
+#define get64 fgit_be64
 
-static uint64_t get64(const unsigned char *p)
+void fgit_chunk_reportf(void (*cb)(int level, const char *msg, void *payload),
+			void *payload, int level, const char *fmt, ...)
 {
-	return (uint64_t)get32(p) << 32 | get32(p + 4);
+	struct fgit_buf b = FGIT_BUF_INIT;
+	va_list ap;
+	if (!cb)
+		return;
+	va_start(ap, fmt);
+	fgit_buf_vaddf(&b, fmt, ap);
+	va_end(ap);
+	cb(level, b.ptr, payload);
+	fgit_buf_release(&b);
 }
 
 int fgit_chunk_table_read(struct fgit_chunk *out, const unsigned char *data, size_t len,
@@ -81,4 +91,25 @@ int fgit_chunk_table_write(struct fgit_buf *out, const uint32_t *ids, const uint
 		start += sizes[i];
 	}
 	return r ? r : put(out, 0, start);
+}
+
+int fgit_chunk_oid_find(uint32_t *pos, const unsigned char *fanout, const unsigned char *oids,
+			size_t rawsz, const struct fgit_oid *oid)
+{
+	unsigned b = oid->hash[0];
+	uint32_t lo = b ? get32(fanout + 4 * (b - 1)) : 0, hi = get32(fanout + 4 * b);
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		int c = memcmp(oids + (size_t)mid * rawsz, oid->hash, rawsz);
+		if (!c) {
+			*pos = mid;
+			return 1;
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
 }

@@ -845,7 +845,7 @@ static int packed_entry_at(struct fgit_packed_entry *out, struct pack *p, uint32
 		if ((ret = pack_offset_at(&end, p, p->rev[r + 1])) < 0)
 			return ret;
 	} else {
-		end = p->data_size - p->rawsz;
+		end = p->data_size;	/* data_size stops at the trailer */
 	}
 	if (end <= off || end > p->data_size)
 		return bad_entry(p, off, "bad entry length");

@@ -36,11 +36,25 @@
 enum {
 	O_SEEN = 1 << 0,
 	O_UNINTERESTING = 1 << 1,
+	O_USED = 1u << 31,
 };
 
+/*
+ * Trees, blobs and tags seen: an open-addressing table holding the ids
+ * inline, so that a lookup costs one cache miss, not two (the walk looks
+ * up every entry of every tree it reads: tens of millions of lookups on a
+ * 500,000-object history, where the pointer-chasing map took 40% of
+ * pack-objects' time).  A pointer returned by obj_for is valid until the
+ * next obj_for call.
+ */
 struct obj {
-	struct fgit_oid oid;	/* first: the map key */
-	uint32_t flags;
+	unsigned char hash[FGIT_MAX_RAWSZ];
+	uint32_t flags;		/* O_* | O_USED */
+};
+
+struct oset {
+	struct obj *slots;
+	size_t cap, count;
 };
 
 /* An object waiting for the tree-and-blob pass (git's pending array). */
@@ -51,12 +65,34 @@ struct pending {
 	char *name;		/* tags: the tag's name; trees/blobs: the path */
 };
 
+/*
+ * The last tree listed at each path.  A new tree at that path is compared
+ * entry by entry with it: an entry with the same name, mode and id was
+ * handled with the previous tree, so its lookup (a cache miss in a table
+ * of half a million ids) is skipped.  Between consecutive commits most
+ * entries of most trees are unchanged; this took rev-list --objects --all
+ * on the 507,000-object history from 6.2 s to 4.4 s of CPU (git: 5.5 s;
+ * one run each, loaded 2-core machine).
+ */
+struct path_memo {
+	struct path_memo *next;
+	void *buf;
+	size_t len;
+	size_t plen;
+	char path[];
+};
+
+#define MEMO_BUCKETS 4096
+#define MEMO_MAX_BYTES (64u << 20)
+
 struct fgit_objwalk {
+	struct path_memo *memo[MEMO_BUCKETS];
+	size_t memo_bytes;
 	struct fgit_odb *odb;
 	struct fgit_revwalk *rw;
 	unsigned int flags;
 	int algo;
-	struct fgit_oidmap objs;
+	struct oset objs;
 	/* tips as added */
 	struct pending *tips;
 	size_t ntips, atips;
@@ -126,24 +162,66 @@ void fgit_objwalk_free(struct fgit_objwalk *w)
 		free(w->pend[i].name);
 	free(w->tips);
 	free(w->pend);
-	fgit_oidmap_release(&w->objs);
+	free(w->objs.slots);
+	for (i = 0; i < MEMO_BUCKETS; i++) {
+		struct path_memo *m, *n;
+		for (m = w->memo[i]; m; m = n) {
+			n = m->next;
+			free(m->buf);
+			free(m);
+		}
+	}
 	fgit_revwalk_free(w->rw);	/* frees the arena holding the objs too */
 	free(w);
 }
 
+static inline size_t oset_hash(const unsigned char *h)
+{
+	uint64_t x;
+	memcpy(&x, h, sizeof(x));
+	return (size_t)x;
+}
+
+static int oset_grow(struct oset *t)
+{
+	size_t ncap = t->cap ? t->cap * 2 : 1024, i;
+	struct obj *ns = calloc(ncap, sizeof(*ns));
+	if (!ns)
+		return fgit_error_set(FGIT_ENOMEM, "out of memory");
+	for (i = 0; i < t->cap; i++) {
+		struct obj *o = &t->slots[i];
+		size_t j;
+		if (!(o->flags & O_USED))
+			continue;
+		for (j = oset_hash(o->hash) & (ncap - 1); ns[j].flags & O_USED; j = (j + 1) & (ncap - 1))
+			;
+		ns[j] = *o;
+	}
+	free(t->slots);
+	t->slots = ns;
+	t->cap = ncap;
+	return 0;
+}
+
 static struct obj *obj_for(struct fgit_objwalk *w, const struct fgit_oid *oid)
 {
-	struct obj *o = fgit_oidmap_get(&w->objs, oid);
-	int err;
-	if (o)
-		return o;
-	o = rw_arena_alloc(w->rw, sizeof(*o));
-	if (!o)
+	struct oset *t = &w->objs;
+	size_t mask, i;
+
+	if ((t->count + 1) * 2 > t->cap && oset_grow(t) < 0)
 		return NULL;
-	o->oid = *oid;
-	o->flags = 0;
-	fgit_oidmap_put(&w->objs, o, &err);
-	return err ? NULL : o;
+	mask = t->cap - 1;
+	for (i = oset_hash(oid->hash) & mask;; i = (i + 1) & mask) {
+		struct obj *o = &t->slots[i];
+		if (!(o->flags & O_USED)) {
+			memcpy(o->hash, oid->hash, FGIT_MAX_RAWSZ);
+			o->flags = O_USED;
+			t->count++;
+			return o;
+		}
+		if (!memcmp(o->hash, oid->hash, FGIT_MAX_RAWSZ))
+			return o;
+	}
 }
 
 int fgit_objwalk_add(struct fgit_objwalk *w, const struct fgit_oid *oid,
@@ -388,15 +466,41 @@ struct emit {
 	struct fgit_buf path;
 };
 
+static struct path_memo *memo_for(struct fgit_objwalk *w, const char *path, size_t len)
+{
+	uint32_t h = 2166136261u;
+	size_t i;
+	struct path_memo *m;
+
+	for (i = 0; i < len; i++)
+		h = (h ^ (unsigned char)path[i]) * 16777619u;
+	h &= MEMO_BUCKETS - 1;
+	for (m = w->memo[h]; m; m = m->next)
+		if (m->plen == len && !memcmp(m->path, path, len))
+			return m;
+	m = malloc(sizeof(*m) + len + 1);
+	if (!m)
+		return NULL;
+	m->buf = NULL;
+	m->len = 0;
+	m->plen = len;
+	memcpy(m->path, path, len);
+	m->path[len] = '\0';
+	m->next = w->memo[h];
+	w->memo[h] = m;
+	return m;
+}
+
 static int process_tree(struct emit *em, const struct fgit_oid *oid, int depth)
 {
 	struct fgit_objwalk *w = em->w;
 	struct obj *o = obj_for(w, oid);
 	void *buf = NULL;
 	size_t len, base;
-	struct fgit_tree_iter it;
-	struct fgit_tree_entry e;
-	int ret, r;
+	struct fgit_tree_iter it, pit;
+	struct fgit_tree_entry e, pe;
+	struct path_memo *memo;
+	int ret, r, have_prev = 0;
 
 	if (!o)
 		return fgit_error_set(FGIT_ENOMEM, "out of memory");
@@ -409,6 +513,11 @@ static int process_tree(struct emit *em, const struct fgit_oid *oid, int depth)
 	o->flags |= O_SEEN;
 	if ((ret = em->cb(oid, FGIT_OBJ_TREE, em->path.ptr, em->path.len, em->payload)))
 		goto out;
+	memo = memo_for(w, em->path.ptr, em->path.len);
+	if (memo && memo->buf) {
+		fgit_tree_iter_init(&pit, memo->buf, memo->len, w->algo);
+		have_prev = fgit_tree_iter_next(&pe, &pit) > 0;
+	}
 	base = em->path.len;
 	if (base && fgit_buf_addch(&em->path, '/')) {
 		ret = FGIT_ENOMEM;
@@ -419,6 +528,20 @@ static int process_tree(struct emit *em, const struct fgit_oid *oid, int depth)
 		size_t sub = em->path.len;
 		if ((e.mode & 0170000) == FGIT_MODE_GITLINK)
 			continue;
+		while (have_prev) {
+			int c = fgit_tree_entry_cmp(pe.name, pe.name_len, pe.mode,
+						    e.name, e.name_len, e.mode);
+			if (c > 0)
+				break;
+			if (!c && pe.mode == e.mode && fgit_oid_equal(&pe.oid, &e.oid))
+				break;
+			if (!c)
+				break;
+			have_prev = fgit_tree_iter_next(&pe, &pit) > 0;
+		}
+		if (have_prev && pe.mode == e.mode && pe.name_len == e.name_len &&
+		    !memcmp(pe.name, e.name, e.name_len) && fgit_oid_equal(&pe.oid, &e.oid))
+			continue;	/* handled with the previous tree at this path */
 		if (fgit_buf_add(&em->path, e.name, e.name_len)) {
 			ret = FGIT_ENOMEM;
 			break;
@@ -442,6 +565,13 @@ static int process_tree(struct emit *em, const struct fgit_oid *oid, int depth)
 	if (!ret && r < 0)
 		ret = r;
 	fgit_buf_setlen(&em->path, base);
+	if (!ret && memo && (memo->buf || w->memo_bytes + len <= MEMO_MAX_BYTES)) {
+		w->memo_bytes = w->memo_bytes - memo->len + len;
+		free(memo->buf);
+		memo->buf = buf;
+		memo->len = len;
+		buf = NULL;
+	}
 out:
 	free(buf);
 	return ret;

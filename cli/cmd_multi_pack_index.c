@@ -5,6 +5,10 @@
 #include <unistd.h>
 #include "cli.h"
 #include "fgit/buf.h"
+#include "fgit/config.h"
+#include "fgit/odb.h"
+#include "fgit/pack.h"
+#include "pack_setup.h"
 #include "fgit/midx.h"
 #include "fgit/repo.h"
 
@@ -170,10 +174,42 @@ static int cmd_repack(int argc, const char **argv, struct fgit_midx_options *o)
 		OPT_PROGRESS,
 		OPT_END(),
 	};
+	struct fgit_pack_objects_options po = FGIT_PACK_OBJECTS_OPTIONS_INIT;
+	struct fgit_pack_objects_stats st;
+	struct fgit_buf dir = FGIT_BUF_INIT, display = FGIT_BUF_INIT;
+	struct fgit_config *cfg = fgit_repo_config(cli_repo());
+	struct fgit_odb *odb;
+	int64_t size = 0;
+	int write_rev, kept = 0, v, r;
+
 	if (cli_parse_options(argc, argv, "multi-pack-index repack", opts, repack_usage, 0))
 		cli_usage_with_options(repack_usage, opts, 0);
-	/* NEEDSWORK: needs pack-objects in-process (lib/pack) */
-	die_unimplemented("multi-pack-index", "repack");
+	if (batch && (fgit_config_parse_int64(&size, batch) < 0 || size < 0)) {
+		fprintf(stderr, "error: option `batch-size' expects a non-negative integer"
+			" value with an optional k/m/g suffix\n");
+		exit(129);
+	}
+	setup(o, &dir, &display);
+	if (fgit_repo_odb(&odb, cli_repo()) < 0)
+		die_last();
+	/* what git's pack-objects child would read from the configuration */
+	cli_pack_options_from_config(&po, cfg, &write_rev);
+	if (!fgit_config_get_bool(&v, cfg, "repack.usedeltabaseoffset"))
+		po.delta_base_offset = v;
+	if (!fgit_config_get_bool(&v, cfg, "repack.packkeptobjects"))
+		kept = v;
+	fgit_error_clear();
+	po.progress = o->progress_fd >= 0 ? 2 : 0;
+	po.progress_fd = 2;
+	r = fgit_midx_repack(dir.ptr, odb, (uint64_t)size, kept, &po, write_rev, o, &st);
+	if (r < 0)
+		die_last();
+	if (po.progress && st.pack_size)
+		fprintf(stderr, "Total %u (delta %u), reused %u (delta %u), pack-reused %u\n",
+			st.written, st.written_delta, st.reused, st.reused_delta, 0u);
+	fgit_buf_release(&dir);
+	fgit_buf_release(&display);
+	return r;
 }
 
 CLI_CMD(multi_pack_index)

@@ -111,4 +111,22 @@ int fgit_midx_verify(const char *objects_dir, const struct fgit_midx_options *op
  * (unless .keep) and rewrite the midx without them.  0, 1 or negative. */
 int fgit_midx_expire(const char *objects_dir, const struct fgit_midx_options *opts);
 
+struct fgit_odb;
+struct fgit_pack_objects_options;
+struct fgit_pack_objects_stats;
+/*
+ * `git multi-pack-index repack --batch-size=<n>`: pack the midx objects of
+ * its packs (all usable ones when batch_size is 0; otherwise the oldest
+ * packs whose expected referenced size stays under batch_size, until the
+ * batch reaches it) into one new pack with the in-process packer (odb is
+ * the database of objects_dir, po its options, write_rev for a .rev), then
+ * rewrite the midx.  Fewer than two packs chosen: nothing is done.  Packs
+ * with .keep are left out unless pack_kept_objects.  stats (may be NULL)
+ * receive the packer's counts (zero when nothing was packed).
+ */
+int fgit_midx_repack(const char *objects_dir, struct fgit_odb *odb, uint64_t batch_size,
+		     int pack_kept_objects, const struct fgit_pack_objects_options *po,
+		     int write_rev, const struct fgit_midx_options *opts,
+		     struct fgit_pack_objects_stats *stats);
+
 #endif

@@ -29,6 +29,7 @@
 #include "fgit/hash.h"
 #include "fgit/lockfile.h"
 #include "fgit/midx.h"
+#include "fgit/pack.h"
 #include "fgit/progress.h"
 
 struct pinfo {
@@ -811,6 +812,168 @@ out:
 			free(drop[i]);
 	free(drop);
 	free(count);
+	fgit_midx_free(m);
+	fgit_buf_release(&path);
+	return r;
+}
+
+/* ---- repack ---- */
+
+struct rp_pack {
+	uint32_t id;
+	uint64_t mtime, size;
+	uint32_t referenced, nobjects;
+	int usable;
+};
+
+static int rp_mtime_cmp(const void *a, const void *b)
+{
+	const struct rp_pack *x = a, *y = b;
+	if (x->mtime != y->mtime)
+		return x->mtime < y->mtime ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+int fgit_midx_repack(const char *objdir, struct fgit_odb *odb, uint64_t batch_size,
+		     int pack_kept_objects, const struct fgit_pack_objects_options *po,
+		     int write_rev, const struct fgit_midx_options *o,
+		     struct fgit_pack_objects_stats *stats)
+{
+	struct fgit_buf path = FGIT_BUF_INIT;
+	struct fgit_midx *m = NULL;
+	struct rp_pack *pk = NULL;
+	struct fgit_packer *packer = NULL;
+	unsigned char *include = NULL;
+	uint32_t i, np, n, chosen = 0;
+	int r;
+
+	if (stats)
+		memset(stats, 0, sizeof(*stats));
+	fgit_buf_addf(&path, "%s/pack/multi-pack-index", objdir);
+	r = fgit_midx_open(&m, path.ptr, o->algo);
+	if (r < 0) {
+		if (r != FGIT_ENOTFOUND && r != FGIT_ENOMEM)
+			report_last(o, objdir);
+		fgit_error_clear();
+		r = r == FGIT_ENOMEM ? r : 0;
+		goto out;
+	}
+	np = fgit_midx_num_packs(m);
+	n = fgit_midx_num_objects(m);
+	pk = calloc(np ? np : 1, sizeof(*pk));
+	include = calloc(np ? np : 1, 1);
+	if (!pk || !include) {
+		r = fgit_error_set(FGIT_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < np; i++) {
+		const char *nm = fgit_midx_pack_name(m, i);
+		struct fgit_pack_idx *idx;
+		struct stat st;
+		pk[i].id = i;
+		fgit_buf_reset(&path);
+		fgit_buf_addf(&path, "%s/pack/%.*s.pack", objdir, (int)(strlen(nm) - 4), nm);
+		if (stat(path.ptr, &st) < 0)
+			continue;	/* git cannot prepare it: skipped */
+		pk[i].mtime = (uint64_t)st.st_mtime;
+		pk[i].size = (uint64_t)st.st_size;
+		if ((!pack_kept_objects && file_exists(objdir, nm, ".keep")) ||
+		    file_exists(objdir, nm, ".mtimes"))
+			continue;
+		fgit_buf_reset(&path);
+		fgit_buf_addf(&path, "%s/pack/%s", objdir, nm);
+		if (fgit_pack_idx_open(&idx, path.ptr, o->algo) < 0) {
+			fgit_error_clear();
+			continue;
+		}
+		pk[i].nobjects = fgit_pack_idx_count(idx);
+		fgit_pack_idx_free(idx);
+		pk[i].usable = 1;
+	}
+	if (!batch_size) {
+		for (i = 0; i < np; i++)
+			if (pk[i].usable) {
+				include[i] = 1;
+				chosen++;
+			}
+	} else {
+		uint64_t total = 0;
+		for (i = 0; i < n; i++) {
+			uint32_t id;
+			uint64_t off;
+			if (fgit_midx_entry_at(&id, &off, m, i) == 0)
+				pk[id].referenced++;
+		}
+		fgit_error_clear();
+		qsort(pk, np, sizeof(*pk), rp_mtime_cmp);	/* oldest first */
+		for (i = 0; total < batch_size && i < np; i++) {
+			uint64_t expected;
+			if (!pk[i].usable || !pk[i].nobjects)
+				continue;
+			expected = pk[i].size * pk[i].referenced / pk[i].nobjects;
+			if (expected >= batch_size)
+				continue;
+			chosen++;
+			total += expected;
+			include[pk[i].id] = 1;
+		}
+	}
+	if (chosen < 2) {
+		r = 0;
+		goto out;
+	}
+	{
+		struct fgit_pack_objects_options opts = *po;
+		struct fgit_progress *pr;
+		uint64_t seen = 0, want = 0;
+		for (i = 0; i < n; i++) {
+			uint32_t id;
+			uint64_t off;
+			if (fgit_midx_entry_at(&id, &off, m, i) == 0 && include[id])
+				want++;
+		}
+		fgit_error_clear();
+		/* git's pack-objects shows no meters for an empty pack */
+		if (!want)
+			opts.progress = 0;
+		if ((r = fgit_packer_new(&packer, odb, &opts)) < 0)
+			goto out;
+		pr = opts.progress ? fgit_progress_new("Enumerating objects", 0,
+						       opts.progress_fd, 0) : NULL;
+		for (i = 0; i < n; i++) {
+			uint32_t id;
+			uint64_t off;
+			struct fgit_oid oid;
+			if (fgit_midx_entry_at(&id, &off, m, i) < 0 || !include[id]) {
+				fgit_error_clear();
+				continue;
+			}
+			fgit_midx_oid_at(&oid, m, i);
+			if ((r = fgit_packer_add(packer, &oid, FGIT_OBJ_NONE, NULL, 0)) < 0)
+				break;
+			fgit_progress_set(pr, ++seen);
+		}
+		fgit_progress_done(pr);
+		if (r < 0)
+			goto out;
+	}
+	{
+		struct fgit_idx_options io = FGIT_IDX_OPTIONS_INIT;
+		char hex[FGIT_MAX_HEXSZ + 1];
+		fgit_buf_reset(&path);
+		fgit_buf_addf(&path, "%s/pack/pack", objdir);
+		if ((r = fgit_packer_write_files(hex, packer, path.ptr, write_rev, &io)) < 0)
+			goto out;
+		if (stats)
+			fgit_packer_stats(stats, packer);
+	}
+	fgit_midx_free(m);
+	m = NULL;
+	r = write_internal(objdir, o, NULL, 0);
+out:
+	fgit_packer_free(packer);
+	free(pk);
+	free(include);
 	fgit_midx_free(m);
 	fgit_buf_release(&path);
 	return r;

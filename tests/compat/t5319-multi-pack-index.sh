@@ -119,8 +119,46 @@ test_expect_success 'usage errors exit 129 as git' '
 	compare_err multi-pack-index bogus &&
 	compare_err multi-pack-index write extra
 '
-test_expect_success 'repack is refused loudly until pack-objects is in-process' '
-	(cd base && "$FGIT" multi-pack-index repack --batch-size=0 2>/dev/null; test $? = 129)
+# repack_both SETUP ARGS...: as midx_both, but packs differ in bytes (delta
+# search), so compare what they hold: the same number of packs, the same
+# objects in the new pack, the same objects overall, and git's verify and
+# fsck on fgit's result.
+repack_both()
+{
+	_s=$1; shift
+	for d in g f; do
+		rm -rf "$TRASH/$d" && cp -a "$TRASH/base" "$TRASH/$d" &&
+		(cd "$TRASH/$d" && eval "$_s") >/dev/null 2>&1 || { echo "setup failed"; return 1; }
+	done
+	g_rc=0; (cd "$TRASH/g" && git "$@" >"$CMP/git.out" 2>"$CMP/git.err") || g_rc=$?
+	f_rc=0; (cd "$TRASH/f" && "$FGIT" "$@" >"$CMP/fgit.out" 2>"$CMP/fgit.err") || f_rc=$?
+	cmp -s "$CMP/git.out" "$CMP/fgit.out" && [ "$g_rc" = "$f_rc" ] || _cmp_fail "$@" || return 1
+	for d in g f; do
+		(cd "$TRASH/$d" && ls .git/objects/pack | wc -l &&
+		 git cat-file --batch-all-objects --batch-check | sort &&
+		 new=$(ls -t .git/objects/pack/*.idx | head -1) &&
+		 git show-index <$new | cut -d" " -f2 | sort) >"$CMP/$d.state" || return 1
+	done
+	diff -u "$CMP/g.state" "$CMP/f.state" &&
+	git -C "$TRASH/f" multi-pack-index verify && fsck_ok "$TRASH/f"
+}
+
+test_expect_success 'repack --batch-size=0 packs every midx pack into one, in-process' '
+	repack_both "git multi-pack-index write" multi-pack-index repack --batch-size=0 &&
+	repack_both "git multi-pack-index write" multi-pack-index repack
+'
+test_expect_success 'repack with batch sizes: oldest small packs first' '
+	repack_both "git multi-pack-index write" multi-pack-index repack --batch-size=700 &&
+	repack_both "git multi-pack-index write" multi-pack-index repack --batch-size=1k &&
+	repack_both "git multi-pack-index write" multi-pack-index repack --batch-size=100m
+'
+test_expect_success 'repack: .keep packs left out; no midx; fewer than two packs' '
+	repack_both "git multi-pack-index write && touch \$(ls .git/objects/pack/*.pack | sed -n 2p | sed s/pack\$/keep/)" multi-pack-index repack &&
+	repack_both : multi-pack-index repack &&
+	repack_both "git repack -adq && git multi-pack-index write" multi-pack-index repack
+'
+test_expect_success 'repack --batch-size=nonsense: usage error' '
+	(cd base && compare_err multi-pack-index repack --batch-size=x)
 '
 
 echo "$test_count tests, $test_failed failed"

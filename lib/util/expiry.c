@@ -6,6 +6,7 @@
  */
 #include <ctype.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include "fgit/common.h"
@@ -82,5 +83,16 @@ int fgit_expiry_parse(int64_t *out, const char *s, int64_t now)
 		return 0;
 	if (fgit_date_parse(out, &tz, s) == 0)
 		return 0;
+	fgit_error_clear();
+	/* a date alone: approxidate keeps the current time of day */
+	if (strlen(s) == 10 && s[4] == '-' && s[7] == '-') {
+		char buf[64];
+		time_t t = (time_t)now;
+		struct tm tm;
+		localtime_r(&t, &tm);
+		snprintf(buf, sizeof(buf), "%s %02d:%02d:%02d", s, tm.tm_hour, tm.tm_min, tm.tm_sec);
+		if (fgit_date_parse(out, &tz, buf) == 0)
+			return 0;
+	}
 	return fgit_error_set(FGIT_EINVALID, "malformed expiration date '%s'", s);
 }

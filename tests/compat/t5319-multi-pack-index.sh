@@ -20,10 +20,10 @@ git init -q base && (
 	done
 ) || exit 1
 
-# midx_both SETUP ARGS...: copy base to g/ and f/, run SETUP in each (a
-# shell snippet), then git ARGS in g and fgit ARGS in f; same stdout, stderr
-# and exit code, same files in objects/pack, identical midx.
-midx_both()
+# copies_run SETUP ARGS...: copy base to g/ and f/, run SETUP in each (a
+# shell snippet), then git ARGS in g and fgit ARGS in f; same stdout and
+# exit code.
+copies_run()
 {
 	_s=$1; shift
 	for d in g f; do
@@ -32,7 +32,15 @@ midx_both()
 	done
 	g_rc=0; (cd "$TRASH/g" && git "$@" >"$CMP/git.out" 2>"$CMP/git.err") || g_rc=$?
 	f_rc=0; (cd "$TRASH/f" && "$FGIT" "$@" >"$CMP/fgit.out" 2>"$CMP/fgit.err") || f_rc=$?
-	cmp -s "$CMP/git.out" "$CMP/fgit.out" && [ "$g_rc" = "$f_rc" ] || _cmp_fail "$@" || return 1
+	cmp -s "$CMP/git.out" "$CMP/fgit.out" && [ "$g_rc" = "$f_rc" ] || _cmp_fail "$@"
+}
+
+# midx_both SETUP ARGS...: copy base to g/ and f/, run SETUP in each (a
+# shell snippet), then git ARGS in g and fgit ARGS in f; same stdout, stderr
+# and exit code, same files in objects/pack, identical midx.
+midx_both()
+{
+	copies_run "$@" || return 1
 	# progress meters: only each meter's final line is compared
 	for x in git fgit; do
 		tr '\r' '\n' <"$CMP/$x.err" | grep -v '%.*[0-9])$' >"$CMP/$x.err2"
@@ -125,14 +133,7 @@ test_expect_success 'usage errors exit 129 as git' '
 # fsck on fgit's result.
 repack_both()
 {
-	_s=$1; shift
-	for d in g f; do
-		rm -rf "$TRASH/$d" && cp -a "$TRASH/base" "$TRASH/$d" &&
-		(cd "$TRASH/$d" && eval "$_s") >/dev/null 2>&1 || { echo "setup failed"; return 1; }
-	done
-	g_rc=0; (cd "$TRASH/g" && git "$@" >"$CMP/git.out" 2>"$CMP/git.err") || g_rc=$?
-	f_rc=0; (cd "$TRASH/f" && "$FGIT" "$@" >"$CMP/fgit.out" 2>"$CMP/fgit.err") || f_rc=$?
-	cmp -s "$CMP/git.out" "$CMP/fgit.out" && [ "$g_rc" = "$f_rc" ] || _cmp_fail "$@" || return 1
+	copies_run "$@" || return 1
 	for d in g f; do
 		(cd "$TRASH/$d" && ls .git/objects/pack | wc -l &&
 		 git cat-file --batch-all-objects --batch-check | sort &&

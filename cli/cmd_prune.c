@@ -47,7 +47,7 @@ CLI_CMD(prune)
 	n = cli_parse_options(argc, argv, "prune", opts, prune_usage, 0);
 	if (promisor)
 		die_unimplemented("prune", "--exclude-promisor-objects");
-	if (expire && fgit_expiry_parse(&po.expire, expire, (int64_t)time(NULL)) < 0)
+	if (expire && fgit_date_parse_expiry(&po.expire, expire, (int64_t)time(NULL)) < 0)
 		die("malformed expiration date '%s'", expire);
 	if (n) {
 		tips = calloc((size_t)n, sizeof(*tips));

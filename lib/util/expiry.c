@@ -68,7 +68,7 @@ static int relative(int64_t *out, const char *s, int64_t now)
 	return 0;
 }
 
-int fgit_expiry_parse(int64_t *out, const char *s, int64_t now)
+int fgit_date_parse_expiry(int64_t *out, const char *s, int64_t now)
 {
 	int tz;
 	if (!strcmp(s, "never") || !strcmp(s, "false")) {

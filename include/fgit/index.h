@@ -283,6 +283,16 @@ int fgit_index_cache_tree_set(struct fgit_index *idx, const char *dir,
  * FGIT_ENOTFOUND when there is no such node.
  */
 int fgit_index_cache_tree_remove(struct fgit_index *idx, const char *dir);
+/*
+ * Call cb for every cache tree node, parents before children, children in
+ * the order git keeps them: dir is "" for the root, "a/b" below it;
+ * entry_count is -1 for an invalid node (oid then meaningless).  Stops when
+ * cb returns non-zero and returns that.
+ */
+int fgit_index_cache_tree_foreach(const struct fgit_index *idx,
+				  int (*cb)(const char *dir, int entry_count,
+					    const struct fgit_oid *oid, void *payload),
+				  void *payload);
 /* Drop the whole cache tree. */
 void fgit_index_cache_tree_clear(struct fgit_index *idx);
 

@@ -207,4 +207,103 @@ int fgit_pack_checker_object(struct fgit_pack_checker *c, const struct fgit_oid 
 int fgit_pack_checker_missing(struct fgit_oid *out, struct fgit_pack_checker *c,
 			      const struct fgit_indexer *ix, struct fgit_odb *odb);
 
+/* ---- writing packs: pack-objects ---------------------------------------- */
+
+/*
+ * A packer collects objects (in recency order, as the object walk lists
+ * them), decides for each how to store it (reusing entries and deltas of
+ * existing packs, searching new deltas in a sliding window over git's
+ * delta-list order on several threads) and writes a pack in git's write
+ * order, then its .idx and .rev.  See lib/pack/objects.c.
+ *
+ * A packer is used by one thread at a time (it uses threads internally).
+ * The odb must outlive it.
+ */
+struct fgit_packer;
+
+struct fgit_pack_objects_options {
+	unsigned int version;		/* FGIT_PACK_OBJECTS_OPTIONS_VERSION */
+	int window;			/* --window (10) */
+	int depth;			/* --depth (50, at most 4095) */
+	uint64_t window_memory;		/* --window-memory; 0: no limit */
+	int nthreads;			/* --threads; 0: online CPUs */
+	int reuse_delta;		/* 0: --no-reuse-delta */
+	int reuse_object;		/* 0: --no-reuse-object */
+	int delta_base_offset;		/* OFS_DELTA (1) or REF_DELTA (0) */
+	int compression;		/* pack.compression; -1: zlib's default (6) */
+	int thin;			/* --thin: deltas against added bases */
+	uint64_t big_file_threshold;	/* no delta search above; 0: none */
+	unsigned int skip;		/* enum fgit_pack_skip_flags */
+	const char *const *keep_packs;	/* --keep-pack=<pack name> (basenames) */
+	size_t nkeep_packs;
+	int progress;			/* meters on progress_fd: 1 counting and
+					 * compressing, 2 also "Delta compression
+					 * using up to N threads" and writing */
+	int progress_fd;
+};
+#define FGIT_PACK_OBJECTS_OPTIONS_VERSION 1
+#define FGIT_PACK_OBJECTS_OPTIONS_INIT \
+	{ FGIT_PACK_OBJECTS_OPTIONS_VERSION, 10, 50, 0, 0, 1, 1, 1, -1, 0, 512u << 20, \
+	  0, NULL, 0, 0, 2 }
+
+/* Objects fgit_packer_add leaves out (git's want_object_in_pack). */
+enum fgit_pack_skip_flags {
+	FGIT_PACK_SKIP_PACKED = 1 << 0,		/* --incremental, --unpacked: in any pack */
+	FGIT_PACK_SKIP_KEPT = 1 << 1,		/* --honor-pack-keep: in a pack with a .keep */
+	FGIT_PACK_SKIP_NONLOCAL = 1 << 2,	/* --local: only in an alternate */
+};
+
+struct fgit_pack_objects_stats {
+	uint32_t written, written_delta, reused, reused_delta;
+	uint32_t delta_candidates;	/* "Compressing objects" total */
+	uint64_t pack_size;
+};
+
+int fgit_packer_new(struct fgit_packer **out, struct fgit_odb *odb,
+		    const struct fgit_pack_objects_options *opts);
+void fgit_packer_free(struct fgit_packer *pk);
+/*
+ * Add an object to pack (an id added again is ignored; so is one that
+ * opts.skip or opts.keep_packs leave out: then 1 is returned).  type may be
+ * FGIT_OBJ_NONE (looked up later); name is its path, for the name hash
+ * that groups delta candidates (NULL for commits and tags).
+ */
+int fgit_packer_add(struct fgit_packer *pk, const struct fgit_oid *oid,
+		    enum fgit_object_type type, const char *name, size_t name_len);
+/* With opts.thin: an object the receiver has, usable as a delta base but
+ * not written (a no-op otherwise). */
+int fgit_packer_add_base(struct fgit_packer *pk, const struct fgit_oid *oid,
+			 enum fgit_object_type type, const char *name, size_t name_len);
+int fgit_packer_contains(const struct fgit_packer *pk, const struct fgit_oid *oid);
+/* An object a tag points to (for git's write order); ignored if absent. */
+void fgit_packer_mark_tagged(struct fgit_packer *pk, const struct fgit_oid *oid);
+struct fgit_objwalk;
+struct fgit_refdb;
+/* Run the walk, adding what it lists ("Enumerating objects" meter). */
+int fgit_packer_add_walk(struct fgit_packer *pk, struct fgit_objwalk *w);
+/* Mark what refs/tags/ point to, and their peeled objects, as tagged. */
+int fgit_packer_mark_tags(struct fgit_packer *pk, struct fgit_refdb *db);
+uint32_t fgit_packer_count(const struct fgit_packer *pk);
+/* Decide reuse and deltas ("Counting objects", "Compressing objects");
+ * done by fgit_packer_write if not called before. */
+int fgit_packer_prepare(struct fgit_packer *pk);
+/* Objects the pack will hold (after prepare). */
+uint32_t fgit_packer_written(const struct fgit_packer *pk);
+/* Write the pack to fd ("Writing objects"); the trailer checksum is then
+ * fgit_packer_hash(). */
+int fgit_packer_write(struct fgit_packer *pk, int fd);
+const unsigned char *fgit_packer_hash(const struct fgit_packer *pk);
+void fgit_packer_stats(struct fgit_pack_objects_stats *out, const struct fgit_packer *pk);
+/* The .idx and .rev of the written pack, appended to out. */
+int fgit_packer_idx(struct fgit_buf *out, const struct fgit_packer *pk,
+		    const struct fgit_idx_options *opts);
+int fgit_packer_rev(struct fgit_buf *out, const struct fgit_packer *pk);
+/*
+ * Write <base_name>-<hash>.pack (through a temporary file in the same
+ * directory), then .rev (if write_rev) and .idx, each renamed into place,
+ * as git does; hex_out (FGIT_MAX_HEXSZ + 1 bytes) receives <hash>.
+ */
+int fgit_packer_write_files(char *hex_out, struct fgit_packer *pk, const char *base_name,
+			    int write_rev, const struct fgit_idx_options *idx_opts);
+
 #endif

@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "odb_setup.h"
 #include "fgit/buf.h"
+#include "fgit/quote.h"
 #include "fgit/config.h"
 #include "fgit/hash.h"
 #include "fgit/object.h"
@@ -217,38 +218,6 @@ static void hash_file(struct hopts *o, const char *path)
 	}
 }
 
-/* Undo git's C-style quoting of a path ("a\tb", "\303\251"). */
-static int unquote_c(struct fgit_buf *out, const char *s)
-{
-	static const char esc[] = "abtnvfr", val[] = "\a\b\t\n\v\f\r";
-	if (*s++ != '"')
-		return -1;
-	for (;;) {
-		const char *e;
-		int c = (unsigned char)*s++;
-		if (!c)
-			return -1;
-		if (c == '"')
-			return *s ? -1 : 0;
-		if (c != '\\') {
-			fgit_buf_addch(out, c);
-			continue;
-		}
-		c = (unsigned char)*s++;
-		if (c == '\\' || c == '"') {
-			fgit_buf_addch(out, c);
-		} else if (c && (e = strchr(esc, c))) {
-			fgit_buf_addch(out, val[e - esc]);
-		} else if (c >= '0' && c <= '3' && s[0] >= '0' && s[0] <= '7' &&
-			   s[1] >= '0' && s[1] <= '7') {
-			fgit_buf_addch(out, ((c - '0') << 6) | ((s[0] - '0') << 3) | (s[1] - '0'));
-			s += 2;
-		} else {
-			return -1;
-		}
-	}
-}
-
 CLI_CMD(hash_object)
 {
 	struct hopts o = { "blob", FGIT_OBJ_BLOB, 0, 0, NULL };
@@ -316,7 +285,7 @@ CLI_CMD(hash_object)
 				line[--n] = 0;
 			if (line[0] == '"') {
 				struct fgit_buf u = FGIT_BUF_INIT;
-				if (unquote_c(&u, line) < 0)
+				if (fgit_unquote_c_style(&u, line) < 0)
 					die("line is badly quoted");
 				hash_file(&o, u.ptr);
 				fgit_buf_release(&u);

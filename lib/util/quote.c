@@ -75,3 +75,35 @@ int fgit_relative_path(struct fgit_buf *out, const char *path, const char *prefi
 		r |= fgit_buf_adds(out, "./");
 	return r ? FGIT_ENOMEM : 0;
 }
+
+int fgit_unquote_c_style(struct fgit_buf *out, const char *s)
+{
+	static const char esc[] = "abtnvfr", val[] = "\a\b\t\n\v\f\r";
+
+	if (*s++ != '"')
+		return FGIT_EINVALID;
+	for (;;) {
+		const char *e;
+		int c = (unsigned char)*s++;
+		if (!c)
+			return FGIT_EINVALID;
+		if (c == '"')
+			return *s ? FGIT_EINVALID : 0;
+		if (c != '\\') {
+			fgit_buf_addch(out, c);
+			continue;
+		}
+		c = (unsigned char)*s++;
+		if (c == '\\' || c == '"') {
+			fgit_buf_addch(out, c);
+		} else if (c && (e = strchr(esc, c))) {
+			fgit_buf_addch(out, val[e - esc]);
+		} else if (c >= '0' && c <= '3' && s[0] >= '0' && s[0] <= '7' &&
+			   s[1] >= '0' && s[1] <= '7') {
+			fgit_buf_addch(out, ((c - '0') << 6) | ((s[0] - '0') << 3) | (s[1] - '0'));
+			s += 2;
+		} else {
+			return FGIT_EINVALID;
+		}
+	}
+}

@@ -63,7 +63,35 @@ struct fgit_attrs {
 	struct file *system, *global, *info;
 	struct dirent_cache *dirs;
 	size_t ndirs, adirs;
+	/* open addressing over dirs: index + 1, 0 = empty; hcap a power of 2.
+	 * A linear scan here made `add -A` of 5,000 directories quadratic. */
+	size_t *htab, hcap;
 };
+
+static size_t dir_hash(const char *s, size_t n)
+{
+	size_t h = 2166136261u;
+	while (n--)
+		h = (h ^ (unsigned char)*s++) * 16777619u;
+	return h;
+}
+
+static int dir_index_rebuild(struct fgit_attrs *a, size_t cap)
+{
+	size_t *t = calloc(cap, sizeof(*t)), i;
+	if (!t)
+		return -1;
+	for (i = 0; i < a->ndirs; i++) {
+		size_t h = dir_hash(a->dirs[i].dir, strlen(a->dirs[i].dir)) & (cap - 1);
+		while (t[h])
+			h = (h + 1) & (cap - 1);
+		t[h] = i + 1;
+	}
+	free(a->htab);
+	a->htab = t;
+	a->hcap = cap;
+	return 0;
+}
 
 static void warnf(struct fgit_attrs *a, const char *fmt, const char *x, const char *src, int line)
 {
@@ -431,6 +459,7 @@ void fgit_attrs_free(struct fgit_attrs *a)
 		free(a->dirs[i].dir);
 	}
 	free(a->dirs);
+	free(a->htab);
 	for (i = 0; i < a->nnames; i++)
 		free(a->names[i]);
 	free(a->names);
@@ -450,11 +479,17 @@ static int dir_file(struct file **out, struct fgit_attrs *a, const char *dir, si
 	size_t i;
 	int r = 0;
 
-	for (i = 0; i < a->ndirs; i++)
-		if (strlen(a->dirs[i].dir) == dirlen && !memcmp(a->dirs[i].dir, dir, dirlen)) {
-			*out = a->dirs[i].file;
-			return 0;
+	if (a->hcap) {
+		size_t h = dir_hash(dir, dirlen) & (a->hcap - 1);
+		for (; a->htab[h]; h = (h + 1) & (a->hcap - 1)) {
+			i = a->htab[h] - 1;
+			if (!strncmp(a->dirs[i].dir, dir, dirlen) && !a->dirs[i].dir[dirlen]) {
+				*out = a->dirs[i].file;
+				return 0;
+			}
 		}
+	}
+	(void)i;
 	if (dirlen >= sizeof(dirz))
 		return fgit_error_set(FGIT_EINVALID, "path too long");
 	memcpy(dirz, dir, dirlen);
@@ -496,6 +531,17 @@ static int dir_file(struct file **out, struct fgit_attrs *a, const char *dir, si
 	}
 	a->dirs[a->ndirs].dir = strdup(dirz);
 	a->dirs[a->ndirs++].file = f;
+	if (!a->dirs[a->ndirs - 1].dir)
+		return fgit_error_set(FGIT_ENOMEM, "out of memory");
+	if (a->ndirs * 2 > a->hcap) {
+		if (dir_index_rebuild(a, a->hcap ? a->hcap * 2 : 64) < 0)
+			return fgit_error_set(FGIT_ENOMEM, "out of memory");
+	} else {
+		size_t h = dir_hash(dirz, dirlen) & (a->hcap - 1);
+		while (a->htab[h])
+			h = (h + 1) & (a->hcap - 1);
+		a->htab[h] = a->ndirs;
+	}
 	*out = f;
 	return 0;
 }

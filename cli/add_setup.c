@@ -52,7 +52,8 @@ const char **cli_pathspec_args(size_t *n, const char **argv, const char *from_fi
 			start[--l] = '\0';
 		if (!nul && start[0] == '"') {
 			struct fgit_buf u = FGIT_BUF_INIT;
-			if (fgit_unquote_c_style(&u, start))
+			const char *qend;
+			if (fgit_unquote_c_style(&u, start, &qend) || *qend)
 				die("line is badly quoted: %s", start);
 			item = fgit_buf_detach(&u, NULL);
 		} else {

@@ -285,7 +285,8 @@ CLI_CMD(hash_object)
 				line[--n] = 0;
 			if (line[0] == '"') {
 				struct fgit_buf u = FGIT_BUF_INIT;
-				if (fgit_unquote_c_style(&u, line) < 0)
+				const char *qend;
+				if (fgit_unquote_c_style(&u, line, &qend) < 0 || *qend)
 					die("line is badly quoted");
 				hash_file(&o, u.ptr);
 				fgit_buf_release(&u);

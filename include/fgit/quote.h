@@ -17,15 +17,15 @@ struct fgit_buf;
  */
 int fgit_quote_c_style(struct fgit_buf *out, const char *s, size_t n, int quote_high);
 
-/*
- * The inverse for one whole string: s starts with '"' and ends with the
- * closing one (git's unquote_c_style on a full line).  Appends the bytes
- * to out; FGIT_EINVALID when s is badly quoted.
- */
-int fgit_unquote_c_style(struct fgit_buf *out, const char *s);
-
 /* Does s[0..n) need quoting under the rule above? */
 int fgit_quote_needed(const char *s, size_t n, int quote_high);
+
+/*
+ * Undo fgit_quote_c_style: in starts with '"'; the unquoted bytes are
+ * appended to out and *end_out points after the closing quote.
+ * FGIT_EINVALID for a bad escape or a missing closing quote (no message).
+ */
+int fgit_unquote_c_style(struct fgit_buf *out, const char *in, const char **end_out);
 
 /*
  * Append `path` (relative to the top of the worktree) as seen from the

@@ -142,6 +142,18 @@ void cli_require_work_tree(struct fgit_repo *repo);
 /* prefix + path (git's prefix_filename); malloc'd. */
 char *cli_prefix_path(const char *prefix, const char *path);
 
+/* ---- identities (cli/ident.c) ---- */
+struct fgit_buf;
+/*
+ * Append "Name <email> <time> <tz>" for who ("author" or "committer") as
+ * git builds it (environment, config, passwd).  strict: die on an empty
+ * name, as for commits ("empty ident name (for <email>) not allowed");
+ * reflogs are written with whatever there is.
+ */
+void cli_ident(struct fgit_buf *b, struct fgit_config *cfg, const char *who, int strict);
+/* The committer ident for reflog entries (not strict); malloc'd. */
+char *cli_reflog_ident(struct fgit_config *cfg);
+
 /* ---- subcommands ---- */
 #define CLI_CMD(name) int cmd_##name(int argc, const char **argv)
 

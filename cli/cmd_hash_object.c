@@ -23,6 +23,7 @@
 #include "fgit/config.h"
 #include "fgit/hash.h"
 #include "fgit/object.h"
+#include "fgit/quote.h"
 #include "fgit/odb.h"
 #include "fgit/repo.h"
 
@@ -265,38 +266,6 @@ static void hash_file(struct hopts *o, const char *path, const char *vpath)
 	}
 }
 
-/* Undo git's C-style quoting of a path ("a\tb", "\303\251"). */
-static int unquote_c(struct fgit_buf *out, const char *s)
-{
-	static const char esc[] = "abtnvfr", val[] = "\a\b\t\n\v\f\r";
-	if (*s++ != '"')
-		return -1;
-	for (;;) {
-		const char *e;
-		int c = (unsigned char)*s++;
-		if (!c)
-			return -1;
-		if (c == '"')
-			return *s ? -1 : 0;
-		if (c != '\\') {
-			fgit_buf_addch(out, c);
-			continue;
-		}
-		c = (unsigned char)*s++;
-		if (c == '\\' || c == '"') {
-			fgit_buf_addch(out, c);
-		} else if (c && (e = strchr(esc, c))) {
-			fgit_buf_addch(out, val[e - esc]);
-		} else if (c >= '0' && c <= '3' && s[0] >= '0' && s[0] <= '7' &&
-			   s[1] >= '0' && s[1] <= '7') {
-			fgit_buf_addch(out, ((c - '0') << 6) | ((s[0] - '0') << 3) | (s[1] - '0'));
-			s += 2;
-		} else {
-			return -1;
-		}
-	}
-}
-
 CLI_CMD(hash_object)
 {
 	struct hopts o = { "blob", FGIT_OBJ_BLOB, 0, 0, NULL };
@@ -385,7 +354,8 @@ CLI_CMD(hash_object)
 			if (len && line[len - 1] == '\n')
 				line[--len] = 0;
 			if (line[0] == '"') {
-				if (unquote_c(&u, line) < 0)
+				const char *qend;
+				if (fgit_unquote_c_style(&u, line, &qend) < 0 || *qend)
 					die("line is badly quoted");
 				name = u.ptr;
 			}

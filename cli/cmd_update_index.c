@@ -317,8 +317,8 @@ static char *stdin_path(struct ui *u, const char *s, size_t n)
 	struct fgit_buf b = FGIT_BUF_INIT;
 
 	if (!u->nul && n && s[0] == '"') {
-		long used = fgit_unquote_c_style(&b, s, n);
-		if (used < 0 || (size_t)used != n) {
+		const char *end;
+		if (fgit_unquote_c_style(&b, s, &end) < 0 || end != s + n) {
 			fgit_buf_release(&b);
 			return NULL;
 		}

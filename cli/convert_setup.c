@@ -143,10 +143,15 @@ static void conv_warn(const char *msg, void *payload)
 	warning("%s", msg);
 }
 
+static void conv_error(const char *msg, void *payload)
+{
+	error("%s", msg);
+}
+
 int cli_convert_to_git(struct fgit_buf *out, const char *path, const char *src,
 		       size_t len, unsigned int flags)
 {
-	struct fgit_conv_hooks hooks = { NULL, conv_warn, NULL };
+	struct fgit_conv_hooks hooks = { NULL, conv_warn, NULL, conv_error };
 	struct fgit_conv_attrs a;
 	struct fgit_buf filtered = FGIT_BUF_INIT;
 	struct driver d;

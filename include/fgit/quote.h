@@ -17,17 +17,15 @@ struct fgit_buf;
  */
 int fgit_quote_c_style(struct fgit_buf *out, const char *s, size_t n, int quote_high);
 
-/*
- * The reverse: s[0..n) starts with '"'; append the unquoted bytes to out
- * and return the number of bytes of s the quoted string took (through the
- * closing quote).  FGIT_EINVALID for a bad escape or a missing closing
- * quote (git's unquote_c_style() rules: \a \b \f \n \r \t \v \\ \" and
- * three octal digits).
- */
-long fgit_unquote_c_style(struct fgit_buf *out, const char *s, size_t n);
-
 /* Does s[0..n) need quoting under the rule above? */
 int fgit_quote_needed(const char *s, size_t n, int quote_high);
+
+/*
+ * Undo fgit_quote_c_style: in starts with '"'; the unquoted bytes are
+ * appended to out and *end_out points after the closing quote.
+ * FGIT_EINVALID for a bad escape or a missing closing quote (no message).
+ */
+int fgit_unquote_c_style(struct fgit_buf *out, const char *in, const char **end_out);
 
 /*
  * Append `path` (relative to the top of the worktree) as seen from the

@@ -25,7 +25,7 @@
 #include "fgit/object.h"
 #include "fgit/odb.h"
 #include "fgit/oidmap.h"
-#include "fgit/reflog.h"
+#include "fgit/reflog_dir.h"
 #include "fgit/refs.h"
 #include "fgit/revwalk.h"
 #include "revwalk/revwalk_internal.h"
@@ -282,7 +282,7 @@ int fgit_objwalk_add_reflogs(struct fgit_objwalk *w, const char *git_dir,
 			     const char *common_dir, unsigned int flags)
 {
 	struct refs_cb c = { w, flags };
-	return fgit_reflog_foreach_all(git_dir, common_dir, w->algo, add_reflog_cb, &c);
+	return fgit_reflog_dir_foreach_all(git_dir, common_dir, w->algo, add_reflog_cb, &c);
 }
 
 static int add_cache_tree_cb(const char *dir, int entry_count, const struct fgit_oid *oid,

@@ -370,5 +370,17 @@ int fgit_date_parse_expiry(int64_t *out, const char *s, int64_t now)
 		*out = now - back;
 		return 0;
 	}
-	return fgit_date_parse(out, &tz, s);
+	if (!fgit_date_parse(out, &tz, s))
+		return 0;
+	/* a date alone ("2001-01-01"): approxidate keeps the time of day of now */
+	if (strlen(s) == 10 && s[4] == '-' && s[7] == '-') {
+		char buf[64];
+		time_t t = (time_t)now;
+		struct tm tm;
+		localtime_r(&t, &tm);
+		snprintf(buf, sizeof(buf), "%s %02d:%02d:%02d", s, tm.tm_hour, tm.tm_min, tm.tm_sec);
+		if (!fgit_date_parse(out, &tz, buf))
+			return 0;
+	}
+	return fgit_error_set(FGIT_EINVALID, "invalid date format: %s", s);
 }

@@ -76,37 +76,46 @@ int fgit_relative_path(struct fgit_buf *out, const char *path, const char *prefi
 	return r ? FGIT_ENOMEM : 0;
 }
 
-long fgit_unquote_c_style(struct fgit_buf *out, const char *s, size_t n)
+int fgit_unquote_c_style(struct fgit_buf *out, const char *in, const char **end_out)
 {
-	static const char from[] = "abfnrtv\\\"", to[] = "\a\b\f\n\r\t\v\\\"";
-	size_t i = 1;
+	const char *p = in;
 
-	if (!n || s[0] != '"')
+	if (*p++ != '"')
 		return FGIT_EINVALID;
-	while (i < n) {
-		unsigned char c = (unsigned char)s[i++];
-		const char *k;
-
-		if (c == '"')
-			return (long)i;
-		if (c != '\\') {
-			fgit_buf_add(out, &c, 1);
+	for (;;) {
+		int c = (unsigned char)*p++;
+		switch (c) {
+		case '\0':
+			return FGIT_EINVALID;
+		case '"':
+			if (end_out)
+				*end_out = p;
+			return 0;
+		case '\\':
+			break;
+		default:
+			fgit_buf_addch(out, c);
 			continue;
 		}
-		if (i >= n)
+		c = (unsigned char)*p++;
+		switch (c) {
+		case 'a': c = '\a'; break;
+		case 'b': c = '\b'; break;
+		case 'f': c = '\f'; break;
+		case 'n': c = '\n'; break;
+		case 'r': c = '\r'; break;
+		case 't': c = '\t'; break;
+		case 'v': c = '\v'; break;
+		case '\\': case '"': break;
+		case '0': case '1': case '2': case '3':
+			if (p[0] < '0' || p[0] > '7' || p[1] < '0' || p[1] > '7')
+				return FGIT_EINVALID;
+			c = ((c - '0') << 6) | ((p[0] - '0') << 3) | (p[1] - '0');
+			p += 2;
 			break;
-		c = (unsigned char)s[i++];
-		if (c && (k = strchr(from, c))) {
-			fgit_buf_add(out, &to[k - from], 1);
-		} else if (c >= '0' && c <= '3' && i + 1 < n &&
-			   s[i] >= '0' && s[i] <= '7' && s[i + 1] >= '0' && s[i + 1] <= '7') {
-			unsigned char v = (unsigned char)((c - '0') << 6 | (s[i] - '0') << 3 |
-							  (s[i + 1] - '0'));
-			fgit_buf_add(out, &v, 1);
-			i += 2;
-		} else {
+		default:
 			return FGIT_EINVALID;
 		}
+		fgit_buf_addch(out, c);
 	}
-	return FGIT_EINVALID;
 }

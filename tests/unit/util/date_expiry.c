@@ -41,6 +41,8 @@ TEST(date_expiry, absolute_and_bad)
 {
 	int64_t t;
 	CHECK(expiry("2005-04-07 22:13:13 +0000") == (int64_t)1112911993);
+	setenv("TZ", "UTC", 1);
+	CHECK(expiry("2001-01-01") == (int64_t)978307200);	/* NOW's time of day: 00:00 */
 	CHECK(fgit_date_parse_expiry(&t, "2.fortnights.ago", NOW) == FGIT_EINVALID);
 	CHECK(fgit_date_parse_expiry(&t, "garbage", NOW) == FGIT_EINVALID);
 }

@@ -14,7 +14,8 @@ TEST(quote, round_trip_every_byte)
 		in[i] = (char)(i + 1);	/* no NUL: paths have none */
 	CHECK(fgit_quote_c_style(&q, in, 255, 1) == 0);
 	CHECK(q.ptr[0] == '"');
-	CHECK(fgit_unquote_c_style(&u, q.ptr, q.len) == (long)q.len);
+	const char *end;
+	CHECK(fgit_unquote_c_style(&u, q.ptr, &end) == 0 && end == q.ptr + q.len);
 	CHECK(u.len == 255 && !memcmp(u.ptr, in, 255));
 	fgit_buf_release(&q);
 	fgit_buf_release(&u);
@@ -25,7 +26,8 @@ TEST(quote, unquote_stops_at_closing_quote)
 	struct fgit_buf u = FGIT_BUF_INIT;
 	const char *s = "\"a\\tb\\303\\251\" rest";
 
-	CHECK(fgit_unquote_c_style(&u, s, strlen(s)) == 14);
+	const char *end;
+	CHECK(fgit_unquote_c_style(&u, s, &end) == 0 && end == s + 14);
 	CHECK(!strcmp(u.ptr, "a\tb\303\251"));
 	fgit_buf_release(&u);
 }
@@ -38,7 +40,7 @@ TEST(quote, unquote_rejects_bad_input)
 
 	for (i = 0; bad[i]; i++) {
 		fgit_buf_reset(&u);
-		CHECK_MSG(fgit_unquote_c_style(&u, bad[i], strlen(bad[i])) == FGIT_EINVALID, bad[i]);
+		CHECK_MSG(fgit_unquote_c_style(&u, bad[i], NULL) == FGIT_EINVALID, bad[i]);
 	}
 	fgit_buf_release(&u);
 }

@@ -21,7 +21,14 @@
  * (measured, TSC ticks per block, best of 300 in-cache runs: 1100 without
  * vzeroupper, 236-326 with it, against 218 for check-then-compress; again
  * with the final branch-free check cut into 16 slices: 178-190 interleaved
- * against 145 sequential, plain SHA-NI 104).  What does pay is a second core:
+ * against 145 sequential, plain SHA-NI 104).  Registers zmm16-31 avoid the
+ * transition (legacy SSE only sees the upper state of registers 0-15), but
+ * the extra work still does not hide behind the SHA-NI latency: filler
+ * instructions in an SHA-NI loop cost 0.5-0.9 ticks per 512-bit instruction
+ * and 0.2-0.27 per 256-bit one (2026-12-01, inline-asm filler on ymm/zmm16+),
+ * against ~0.6 per 512-bit instruction for the check run on its own.  So
+ * one thread pays SHA-NI plus the check (~88 + ~35 ticks per block; the
+ * batched recompression adds ~3.5).  What does pay is a second core:
  * for big inputs a helper thread runs the check ahead of the SHA-NI thread
  * and the rechecks behind it (chunks_threaded below).
  *

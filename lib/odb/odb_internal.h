@@ -74,7 +74,7 @@ z_stream *odb_zstream(void);		/* inflateInit'd, reset, per thread */
  * (the caller mallocs) or out of memory.
  */
 #define ODB_SCRATCH_BUFS 3
-#define ODB_SCRATCH_MAX (4u << 20)
+#define ODB_SCRATCH_MAX (1u << 20)
 unsigned char *odb_scratch(int i, size_t need);
 
 /* ---- loose objects (loose.c) ---- */

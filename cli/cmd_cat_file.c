@@ -643,6 +643,7 @@ static void batch_all(struct batch *b)
 				     collect_cb, &l) < 0)
 			die_last();
 		sort_unique(&l);
+		fgit_odb_set_access(b->odb, FGIT_ODB_ACCESS_RANDOM);
 	}
 	c.b = b;
 	c.ids = &l;

@@ -62,6 +62,7 @@ struct fgit_odb {
 	struct fgit_odb **alts;
 	size_t nalts;
 	struct odb_cache *cache;
+	int cache_every;		/* pack_read caches every Nth chain level */
 };
 
 /* ---- zlib helpers (thread-local inflaters) ---- */

@@ -123,6 +123,7 @@ static void resolve_or_die(struct fgit_oid *oid, const char *name)
 {
 	struct fgit_revparse_info info = FGIT_REVPARSE_INFO_INIT;
 	int r = fgit_revparse_ext(oid, &info, cli_repo(), name);
+	cli_revparse_warnings(cli_repo(), &info);
 	if (r < 0 && info.why == FGIT_REVPARSE_PATH_ERROR)
 		die_last();	/* "path 'x' does not exist in 'HEAD'" */
 	if (r < 0 && r != FGIT_ENOTFOUND)

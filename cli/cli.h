@@ -139,6 +139,10 @@ struct fgit_repo *cli_repo_gently(void);
 struct fgit_config *cli_config(void);
 /* "fatal: this operation must be run in a work tree" unless inside one. */
 void cli_require_work_tree(struct fgit_repo *repo);
+struct fgit_revparse_info;
+/* git's warnings about what resolving a revision met: "ignoring broken
+ * ref X", "ignoring dangling symref X", "refname 'X' is ambiguous." */
+void cli_revparse_warnings(struct fgit_repo *repo, const struct fgit_revparse_info *info);
 /* prefix + path (git's prefix_filename); malloc'd. */
 char *cli_prefix_path(const char *prefix, const char *path);
 

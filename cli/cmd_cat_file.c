@@ -8,6 +8,7 @@
  * --batch-all-objects reads ids straight from the .idx files and loose
  * directories, sorted and deduplicated unless --unordered asks for pack order.
  */
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,6 +123,7 @@ static void resolve_or_die(struct fgit_oid *oid, const char *name)
 {
 	struct fgit_revparse_info info = FGIT_REVPARSE_INFO_INIT;
 	int r = fgit_revparse_ext(oid, &info, cli_repo(), name);
+	cli_revparse_warnings(cli_repo(), &info);
 	if (r < 0 && info.why == FGIT_REVPARSE_PATH_ERROR)
 		die_last();	/* "path 'x' does not exist in 'HEAD'" */
 	if (r < 0 && r != FGIT_ENOTFOUND)
@@ -467,80 +469,95 @@ static void batch_name(struct batch *b, char *line, int contents)
 
 /* ---- --batch-all-objects ---- */
 
-struct oid_vec {
-	struct fgit_oid *v;
-	size_t n, alloc;
+/*
+ * The ids to print, as raw hashes back to back: 20 bytes an id rather
+ * than a 36-byte struct fgit_oid, 8 MB less for the history corpus's
+ * 507,773 objects (peak memory is compared with git's).
+ */
+struct id_list {
+	unsigned char *v;
+	size_t n, alloc, rawsz;
+	int algo;
 };
+
+static const unsigned char *id_at(const struct id_list *l, size_t i)
+{
+	return l->v + i * l->rawsz;
+}
 
 static int collect_cb(const struct fgit_oid *oid, void *payload)
 {
-	struct oid_vec *v = payload;
-	if (v->n == v->alloc) {
-		v->alloc = v->alloc ? 2 * v->alloc : 4096;
-		v->v = realloc(v->v, v->alloc * sizeof(*v->v));
-		if (!v->v)
+	struct id_list *l = payload;
+	if (l->n == l->alloc) {
+		l->alloc = l->alloc ? l->alloc + l->alloc / 2 : 4096;
+		l->v = realloc(l->v, l->alloc * l->rawsz);
+		if (!l->v)
 			die("out of memory");
 	}
-	v->v[v->n++] = *oid;
+	memcpy(l->v + l->n++ * l->rawsz, oid->hash, l->rawsz);
 	return 0;
 }
 
-static int oid_qsort_cmp(const void *a, const void *b)
+static size_t sort_rawsz;
+static const unsigned char *sort_base;
+
+static int raw_cmp(const void *a, const void *b)
 {
-	return memcmp(((const struct fgit_oid *)a)->hash, ((const struct fgit_oid *)b)->hash,
-		      FGIT_SHA1_RAWSZ);
+	return memcmp(a, b, sort_rawsz);
 }
 
-/* Open-addressing set of ids, for --unordered deduplication. */
-struct oid_set {
-	struct fgit_oid *slot;
-	unsigned char *used;
-	size_t cap, n;
-};
-
-static int set_insert(struct oid_set *s, const struct fgit_oid *oid)
+/* Positions ordered by the id there, then by position. */
+static int pos_cmp(const void *a, const void *b)
 {
-	size_t i;
-	uint64_t h;
-	if (2 * (s->n + 1) > s->cap) {
-		struct oid_set ns;
-		ns.cap = s->cap ? 2 * s->cap : 1 << 16;
-		ns.n = 0;
-		ns.slot = malloc(ns.cap * sizeof(*ns.slot));
-		ns.used = calloc(ns.cap, 1);
-		if (!ns.slot || !ns.used)
-			die("out of memory");
-		for (i = 0; i < s->cap; i++)
-			if (s->used[i])
-				set_insert(&ns, &s->slot[i]);
-		free(s->slot);
-		free(s->used);
-		*s = ns;
-	}
-	memcpy(&h, oid->hash, sizeof(h));
-	for (i = h & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
-		if (!s->used[i]) {
-			s->used[i] = 1;
-			s->slot[i] = *oid;
-			s->n++;
-			return 1;
-		}
-		if (!memcmp(s->slot[i].hash, oid->hash, FGIT_SHA1_RAWSZ))
-			return 0;
-	}
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	int c = memcmp(sort_base + (size_t)x * sort_rawsz, sort_base + (size_t)y * sort_rawsz,
+		       sort_rawsz);
+	return c ? c : x < y ? -1 : x > y;
 }
 
-struct unordered_ctx {
-	struct oid_vec v;
-	struct oid_set seen;
-};
-
-static int unordered_cb(const struct fgit_oid *oid, void *payload)
+/* Sort by id and drop repeats (an object in two packs, or loose too). */
+static void sort_unique(struct id_list *l)
 {
-	struct unordered_ctx *c = payload;
-	if (set_insert(&c->seen, oid))
-		collect_cb(oid, &c->v);
-	return 0;
+	size_t i, k = 0;
+	if (!l->n)
+		return;
+	sort_rawsz = l->rawsz;
+	qsort(l->v, l->n, l->rawsz, raw_cmp);
+	for (i = 0; i < l->n; i++)
+		if (!k || memcmp(id_at(l, i), id_at(l, k - 1), l->rawsz))
+			memmove(l->v + k++ * l->rawsz, id_at(l, i), l->rawsz);
+	l->n = k;
+}
+
+/* Drop repeats, keeping each id's first place (--unordered keeps pack order). */
+static void unique_in_place(struct id_list *l)
+{
+	uint32_t *pos;
+	unsigned char *dup;
+	size_t i, k = 0;
+
+	if (l->n < 2)
+		return;
+	if (l->n > UINT32_MAX)
+		die("too many objects");
+	pos = malloc(l->n * sizeof(*pos));
+	dup = calloc(l->n, 1);
+	if (!pos || !dup)
+		die("out of memory");
+	for (i = 0; i < l->n; i++)
+		pos[i] = (uint32_t)i;
+	sort_rawsz = l->rawsz;
+	sort_base = l->v;
+	qsort(pos, l->n, sizeof(*pos), pos_cmp);
+	for (i = 1; i < l->n; i++)
+		if (!memcmp(id_at(l, pos[i]), id_at(l, pos[i - 1]), l->rawsz))
+			dup[pos[i]] = 1;
+	free(pos);
+	for (i = 0; i < l->n; i++)
+		if (!dup[i])
+			memmove(l->v + k++ * l->rawsz, id_at(l, i), l->rawsz);
+	free(dup);
+	l->n = k;
 }
 
 /*
@@ -559,7 +576,7 @@ struct all_slot {
 
 struct all_ctx {
 	struct batch *b;
-	const struct fgit_oid *oids;
+	const struct id_list *ids;
 	int contents, info_needed;
 };
 
@@ -567,8 +584,9 @@ static void all_work(size_t i, void *slot, void *payload)
 {
 	struct all_ctx *c = payload;
 	struct all_slot *s = slot;
-	const struct fgit_oid *oid = &c->oids[i];
+	struct fgit_oid oidbuf, *oid = &oidbuf;
 
+	fgit_oid_from_raw(oid, id_at(c->ids, i), c->ids->algo);
 	if (c->info_needed || !c->contents) {
 		if (fgit_odb_read_info(&s->info, c->b->odb, oid, c->b->info_flags) < 0) {
 			s->status = -1;
@@ -591,8 +609,9 @@ static int all_emit(size_t i, void *slot, void *payload)
 {
 	struct all_ctx *c = payload;
 	struct all_slot *s = slot;
-	const struct fgit_oid *oid = &c->oids[i];
+	struct fgit_oid oidbuf, *oid = &oidbuf;
 
+	fgit_oid_from_raw(oid, id_at(c->ids, i), c->ids->algo);
 	if (s->status) {
 		char hex[FGIT_MAX_HEXSZ + 1];
 		free(s->buf);
@@ -610,37 +629,33 @@ static int all_emit(size_t i, void *slot, void *payload)
 
 static void batch_all(struct batch *b)
 {
-	struct oid_vec v = { NULL, 0, 0 };
+	struct id_list l = { NULL, 0, 0, 0, 0 };
 	struct all_ctx c;
 
+	l.algo = fgit_repo_algo(cli_repo());
+	l.rawsz = fgit_hash_rawsz(l.algo);
 	if (b->unordered) {
-		struct unordered_ctx u;
-		memset(&u, 0, sizeof(u));
 		if (fgit_odb_foreach(b->odb, FGIT_FOREACH_LOOSE | FGIT_FOREACH_PACKED |
-				     FGIT_FOREACH_PACK_ORDER, unordered_cb, &u) < 0)
+				     FGIT_FOREACH_PACK_ORDER, collect_cb, &l) < 0)
 			die_last();
-		free(u.seen.slot);
-		free(u.seen.used);
-		v = u.v;
+		unique_in_place(&l);
 	} else {
-		size_t i, k = 0;
 		if (fgit_odb_foreach(b->odb, FGIT_FOREACH_LOOSE | FGIT_FOREACH_PACKED,
-				     collect_cb, &v) < 0)
+				     collect_cb, &l) < 0)
 			die_last();
-		if (v.n)
-			qsort(v.v, v.n, sizeof(*v.v), oid_qsort_cmp);
-		for (i = 0; i < v.n; i++)
-			if (!k || !fgit_oid_equal(&v.v[i], &v.v[k - 1]))
-				v.v[k++] = v.v[i];
-		v.n = k;
+		sort_unique(&l);
+		fgit_odb_set_access(b->odb, FGIT_ODB_ACCESS_RANDOM);
 	}
 	c.b = b;
-	c.oids = v.v;
+	c.ids = &l;
 	c.contents = b->mode == 'b';
 	c.info_needed = (b->info_flags & ~(FGIT_INFO_TYPE | FGIT_INFO_SIZE)) != 0;
-	fgit_ordered_run(v.n, fgit_ordered_threads(), sizeof(struct all_slot),
-			 all_work, all_emit, &c);
-	free(v.v);
+	/* a window of 128 objects keeps two threads busy; 1024 held up to
+	 * 100 MB more in pack order (--unordered), where neighbours are
+	 * versions of one big file */
+	fgit_ordered_run_window(l.n, fgit_ordered_threads(), 128, sizeof(struct all_slot),
+				all_work, all_emit, &c);
+	free(l.v);
 }
 
 /* Read one request line (newline- or NUL-terminated); 0 at EOF. */
@@ -750,6 +765,15 @@ CLI_CMD(cat_file)
 		batch.odb = repo_odb();
 		compile_format(&batch);
 		if (batch.all) {
+			/*
+			 * Object buffers of every size come and go here, from two
+			 * threads.  glibc's sliding mmap threshold moved big ones
+			 * into the heaps, which then stayed fragmented: peak RSS on
+			 * the history corpus 522 MB sorted, 571 MB --unordered,
+			 * against 471 and 451 MB with a fixed 128 KiB threshold
+			 * (git: 464 and 471 MB).
+			 */
+			mallopt(M_MMAP_THRESHOLD, 128 << 10);
 			batch.buffer = 1;
 			batch_all(&batch);
 		} else {

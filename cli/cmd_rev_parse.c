@@ -151,19 +151,7 @@ static int lookup(struct rp *rp, struct fgit_oid *oid, const char *spec, int *wh
 		die_unimplemented("rev-parse", spec);
 	r = fgit_revparse_ext(oid, &info, rp->repo, spec);
 	*why = info.why;
-	if (info.broken) {
-		struct fgit_refdb *db;
-		unsigned int flags = 0;
-		if (fgit_repo_refdb(&db, rp->repo) == 0 &&
-		    fgit_refdb_read_raw(NULL, NULL, &flags, db, info.broken) == 0 &&
-		    (flags & FGIT_REF_SYMBOLIC))
-			warning("ignoring dangling symref %s", info.broken);
-		else
-			warning("ignoring broken ref %s", info.broken);
-		fgit_error_clear();
-	}
-	if (info.ambiguous)
-		warning("refname '%s' is ambiguous.", info.ambiguous);
+	cli_revparse_warnings(rp->repo, &info);
 	fgit_revparse_info_release(&info);
 	if (r && r != FGIT_ENOTFOUND) {
 		if (r == FGIT_EAMBIGUOUS) {

@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "fgit/config.h"
 #include "fgit/lockfile.h"
+#include "fgit/refs.h"
 #include "fgit/repo.h"
 
 static struct fgit_repo *the_repo;
@@ -110,4 +111,25 @@ char *cli_prefix_path(const char *prefix, const char *path)
 	memcpy(out, prefix, a);
 	memcpy(out + a, path, b + 1);
 	return out;
+}
+
+void cli_revparse_warnings(struct fgit_repo *repo, const struct fgit_revparse_info *info)
+{
+	if (info->broken) {
+		struct fgit_refdb *db;
+		unsigned int flags = 0;
+		/* git says nothing of an unborn HEAD, nor of a broken
+		 * top-level name */
+		if (fgit_repo_refdb(&db, repo) == 0 &&
+		    fgit_refdb_read_raw(NULL, NULL, &flags, db, info->broken) == 0 &&
+		    (flags & FGIT_REF_SYMBOLIC)) {
+			if (strcmp(info->broken, "HEAD"))
+				warning("ignoring dangling symref %s", info->broken);
+		} else if (strchr(info->broken, '/')) {
+			warning("ignoring broken ref %s", info->broken);
+		}
+		fgit_error_clear();
+	}
+	if (info->ambiguous)
+		warning("refname '%s' is ambiguous.", info->ambiguous);
 }

@@ -43,6 +43,19 @@ struct fgit_odb_options {
 int fgit_odb_open(struct fgit_odb **out, const char *objects_dir,
 		  const struct fgit_odb_options *opts);
 void fgit_odb_free(struct fgit_odb *odb);
+/* How the database is going to be read, to fit the delta-base cache to it. */
+enum fgit_odb_access {
+	/* Objects close together in a pack are read close together in time
+	 * (pack order, history walks): every base of a delta chain is cached. */
+	FGIT_ODB_ACCESS_NORMAL = 0,
+	/* Reads jump around the packs (every object by id): only some levels
+	 * of each chain are cached, so the cache holds many more chains. */
+	FGIT_ODB_ACCESS_RANDOM,
+};
+/* Set before reading (not safe against reads running at the same time);
+ * applies to the alternates too. */
+void fgit_odb_set_access(struct fgit_odb *odb, enum fgit_odb_access how);
+
 /* Re-scan the pack directory for new packs (after another process wrote one). */
 int fgit_odb_refresh(struct fgit_odb *odb);
 

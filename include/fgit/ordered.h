@@ -23,6 +23,15 @@ int fgit_ordered_run(size_t n, int nthreads, size_t slot_size,
 		     int (*emit)(size_t i, void *slot, void *payload),
 		     void *payload);
 
+/*
+ * The same with at most `window` items in flight (fgit_ordered_run: 1024),
+ * for work whose results are big: less memory held waiting for emit.
+ */
+int fgit_ordered_run_window(size_t n, int nthreads, size_t window, size_t slot_size,
+			    void (*work)(size_t i, void *slot, void *payload),
+			    int (*emit)(size_t i, void *slot, void *payload),
+			    void *payload);
+
 /* Worker threads worth using here: online CPUs (at most 8), or FGIT_THREADS. */
 int fgit_ordered_threads(void);
 

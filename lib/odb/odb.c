@@ -139,6 +139,7 @@ static int add_alternate(struct fgit_odb *odb, const char *line, size_t len)
 		fgit_odb_free(alt);
 		return fgit_error_set(FGIT_ENOMEM, "out of memory");
 	}
+	alt->cache_every = odb->cache_every;
 	odb->alts = na;
 	odb->alts[odb->nalts++] = alt;
 	return 0;
@@ -191,6 +192,7 @@ static int open_depth(struct fgit_odb **out, const char *objects_dir,
 	odb->opts = opts ? *opts : defaults;
 	odb->algo = odb->opts.algo ? odb->opts.algo : FGIT_HASH_SHA1;
 	odb->depth = depth;
+	odb->cache_every = 1;
 	odb->path = strdup(objects_dir);
 	pthread_rwlock_init(&odb->packs_lock, NULL);
 	odb->cache = odb_cache_new(odb->opts.delta_base_cache_limit

@@ -83,6 +83,7 @@ struct fgit_odb {
 	struct fgit_midx *midx;		/* objects/pack/multi-pack-index, or NULL */
 	struct fgit_midx **old_midx;	/* replaced ones, freed with the handle */
 	size_t nold_midx;
+	int cache_every;		/* pack_read caches every Nth chain level */
 };
 
 /* ---- zlib helpers (thread-local inflaters) ---- */
@@ -95,7 +96,7 @@ z_stream *odb_zstream(void);		/* inflateInit'd, reset, per thread */
  * (the caller mallocs) or out of memory.
  */
 #define ODB_SCRATCH_BUFS 3
-#define ODB_SCRATCH_MAX (4u << 20)
+#define ODB_SCRATCH_MAX (1u << 20)
 unsigned char *odb_scratch(int i, size_t need);
 
 /* ---- loose objects (loose.c) ---- */

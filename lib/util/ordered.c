@@ -13,11 +13,11 @@
 #include "fgit/common.h"
 #include "fgit/ordered.h"
 
-#define WINDOW 1024
+#define WINDOW 1024		/* default */
 #define CHUNK 16
 
 struct run {
-	size_t n, slot_size;
+	size_t n, slot_size, window;
 	void (*work)(size_t, void *, void *);
 	void *payload;
 	unsigned char *slots;
@@ -35,7 +35,7 @@ static void *worker(void *arg)
 	for (;;) {
 		size_t start, end, i;
 		pthread_mutex_lock(&r->lock);
-		while (!r->stop && r->next < r->n && r->next + CHUNK > r->emitted + WINDOW)
+		while (!r->stop && r->next < r->n && r->next + CHUNK > r->emitted + r->window)
 			pthread_cond_wait(&r->can_claim, &r->lock);
 		if (r->stop || r->next >= r->n) {
 			pthread_mutex_unlock(&r->lock);
@@ -46,13 +46,13 @@ static void *worker(void *arg)
 		r->next = end;
 		pthread_mutex_unlock(&r->lock);
 		for (i = start; i < end; i++) {
-			void *slot = r->slots + (i % WINDOW) * r->slot_size;
+			void *slot = r->slots + (i % r->window) * r->slot_size;
 			memset(slot, 0, r->slot_size);
 			r->work(i, slot, r->payload);
 		}
 		pthread_mutex_lock(&r->lock);
 		for (i = start; i < end; i++)
-			r->done[i % WINDOW] = 1;
+			r->done[i % r->window] = 1;
 		pthread_cond_broadcast(&r->item_done);
 		pthread_mutex_unlock(&r->lock);
 	}
@@ -74,6 +74,14 @@ int fgit_ordered_run(size_t n, int nthreads, size_t slot_size,
 		     int (*emit)(size_t i, void *slot, void *payload),
 		     void *payload)
 {
+	return fgit_ordered_run_window(n, nthreads, WINDOW, slot_size, work, emit, payload);
+}
+
+int fgit_ordered_run_window(size_t n, int nthreads, size_t window, size_t slot_size,
+			    void (*work)(size_t i, void *slot, void *payload),
+			    int (*emit)(size_t i, void *slot, void *payload),
+			    void *payload)
+{
 	struct run r;
 	pthread_t *th;
 	size_t i;
@@ -92,12 +100,15 @@ int fgit_ordered_run(size_t n, int nthreads, size_t slot_size,
 		return ret;
 	}
 	memset(&r, 0, sizeof(r));
+	if (window < 2 * CHUNK)
+		window = 2 * CHUNK;
 	r.n = n;
+	r.window = window;
 	r.slot_size = slot_size;
 	r.work = work;
 	r.payload = payload;
-	r.slots = malloc(WINDOW * slot_size);
-	r.done = calloc(WINDOW, 1);
+	r.slots = malloc(window * slot_size);
+	r.done = calloc(window, 1);
 	th = calloc((size_t)nthreads, sizeof(*th));
 	if (!r.slots || !r.done || !th) {
 		free(r.slots);
@@ -118,7 +129,7 @@ int fgit_ordered_run(size_t n, int nthreads, size_t slot_size,
 		goto out;
 	}
 	for (i = 0; i < n && !ret; i++) {
-		size_t s = i % WINDOW;
+		size_t s = i % window;
 		pthread_mutex_lock(&r.lock);
 		while (!r.done[s])
 			pthread_cond_wait(&r.item_done, &r.lock);

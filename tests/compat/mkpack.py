@@ -28,6 +28,16 @@ def varint(n):
             out.append(c)
             return bytes(out)
 
+def ofs(n):
+    """OFS_DELTA's base distance encoding (gitformat-pack "offset encoding")."""
+    out = [n & 0x7f]
+    n >>= 7
+    while n:
+        n -= 1
+        out.insert(0, 0x80 | (n & 0x7f))
+        n >>= 7
+    return bytes(out)
+
 def oid(t, data):
     return hashlib.sha1(b"%s %d\0" % (t, len(data)) + data).digest()
 
@@ -81,6 +91,21 @@ elif case == "delta-cycle":
     d = varint(3) + varint(3) + bytes([3]) + b"abc"
     write([(a, 7, len(d), d, b), (b, 7, len(d), d, a)], outdir)
     fake = a
+elif case in ("ofs-before-start", "ofs-mid-object"):
+    # OFS_DELTA right after the base, its base offset pointing before the
+    # pack's first byte, or into the middle of the base's zlib data
+    d = varint(len(base)) + varint(3) + bytes([3]) + b"abc"
+    off = 12 + len(hdr(3, len(base))) + len(zlib.compress(base))
+    rel = off + 100 if case == "ofs-before-start" else off - 12 - 3
+    write([(bid, 3, len(base), base, None), (fake, 6, len(d), d, ofs(rel))], outdir)
+elif case == "delta-missing-base":
+    d = varint(3) + varint(3) + bytes([3]) + b"abc"
+    write([(fake, 7, len(d), d, hashlib.sha1(b"nowhere").digest())], outdir)
+elif case == "size-larger-than-data":
+    write([(fake, 3, len(base) + 50, base, None)], outdir)
+elif case == "delta-truncated-insert":
+    delta = varint(len(base)) + varint(20) + bytes([20]) + b"short"
+    write([(bid, 3, len(base), base, None), (fake, 7, len(delta), delta, bid)], outdir)
 elif case == "bad-type":
     write([(fake, 5, len(base), base, None)], outdir)
 print(fake.hex())

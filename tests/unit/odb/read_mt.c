@@ -65,19 +65,24 @@ TEST(odb_mt, parallel_reads_match_git)
 	CHECK(make_repo("mt") == 0);
 	CHECK(load_reference(&ref, &nref) == 0);
 	snprintf(path, sizeof(path), "%s/.git/objects", test_repo);
-	CHECK(fgit_odb_open(&odb, path, NULL) == 0);
-	for (i = 0; i < NTHREADS; i++) {
-		memset(&w[i], 0, sizeof(w[i]));
-		w[i].id = i;
-		CHECK(pthread_create(&t[i], NULL, work, &w[i]) == 0);
+	/* both ways of using the delta-base cache (every level, checkpoints) */
+	for (int access = 0; access < 2; access++) {
+		CHECK(fgit_odb_open(&odb, path, NULL) == 0);
+		if (access)
+			fgit_odb_set_access(odb, FGIT_ODB_ACCESS_RANDOM);
+		for (i = 0; i < NTHREADS; i++) {
+			memset(&w[i], 0, sizeof(w[i]));
+			w[i].id = i;
+			CHECK(pthread_create(&t[i], NULL, work, &w[i]) == 0);
+		}
+		for (i = 0; i < NTHREADS; i++) {
+			pthread_join(t[i], NULL);
+			failures += w[i].failures;
+			if (w[i].failures)
+				printf("  thread %d: %d failures (%s)\n", i, w[i].failures, w[i].msg);
+		}
+		fgit_odb_free(odb);
 	}
-	for (i = 0; i < NTHREADS; i++) {
-		pthread_join(t[i], NULL);
-		failures += w[i].failures;
-		if (w[i].failures)
-			printf("  thread %d: %d failures (%s)\n", i, w[i].failures, w[i].msg);
-	}
-	fgit_odb_free(odb);
 	free_reference(ref, nref);
 	remove_repo();
 	CHECK(failures == 0);

@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include "cli.h"
 #include "wt_setup.h"
+#include "fgit/lockfile.h"
 #include "fgit/config.h"
 #include "fgit/repo.h"
 
@@ -169,4 +170,16 @@ void cli_wt_stat_options(struct fgit_wt_stat_options *o, struct fgit_repo *repo)
 	if (!fgit_config_get_string(&v, cfg, "core.checkstat") && v && !strcasecmp(v, "minimal"))
 		o->check_stat = 0;
 	fgit_error_clear();
+}
+
+void cli_index_commit_locked(struct fgit_index *idx, struct fgit_lockfile *lk)
+{
+	struct fgit_index_write_opts wo = FGIT_INDEX_WRITE_OPTS_INIT;
+	unsigned char *data = NULL;
+	size_t len = 0;
+
+	if (fgit_index_serialize(&data, &len, idx, &wo) || fgit_lockfile_write(lk, data, len) ||
+	    fgit_lockfile_commit(lk))
+		die("Unable to write new index file");
+	free(data);
 }

@@ -269,7 +269,7 @@ int fgit_reflog_rewrite(struct fgit_refdb *db, const char *name, unsigned int fl
 		r = fgit_error_set(FGIT_ENOMEM, "out of memory");
 		goto out;
 	}
-	if ((r = fgit_lockfile_acquire(&ref_lock, ref_path, 0))) {
+	if ((r = fgit_lockfile_acquire_timeout(&ref_lock, ref_path, 0, 100))) {
 		r = refs_lock_error(r, name);
 		goto out;
 	}

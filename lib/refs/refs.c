@@ -214,21 +214,25 @@ void refs_packed_put(struct fgit_refdb *db, struct packed_snapshot *s)
 	pthread_mutex_unlock(&db->lock);
 }
 
-const struct packed_ref *refs_packed_find(const struct packed_snapshot *s, const char *name)
+size_t refs_packed_lower_bound(const struct packed_snapshot *s, const char *name)
 {
 	size_t lo = 0, hi = s->nr;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(s->refs[mid].name, name);
-		if (!c)
-			return &s->refs[mid];
-		if (c < 0)
+		if (strcmp(s->refs[mid].name, name) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return NULL;
+	return lo;
+}
+
+const struct packed_ref *refs_packed_find(const struct packed_snapshot *s, const char *name)
+{
+	size_t i = refs_packed_lower_bound(s, name);
+
+	return i < s->nr && !strcmp(s->refs[i].name, name) ? &s->refs[i] : NULL;
 }
 
 /* ---- loose refs ---- */

@@ -49,6 +49,8 @@ struct fgit_refdb {
  * file changed), and its release. */
 int refs_packed_get(struct packed_snapshot **out, struct fgit_refdb *db);
 void refs_packed_put(struct fgit_refdb *db, struct packed_snapshot *s);
+/* The index of the first packed ref not sorting before name. */
+size_t refs_packed_lower_bound(const struct packed_snapshot *s, const char *name);
 const struct packed_ref *refs_packed_find(const struct packed_snapshot *s, const char *name);
 int refs_packed_oid(struct fgit_oid *out, const struct packed_ref *p, int peeled,
 		    const char *path, int algo);

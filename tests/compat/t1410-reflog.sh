@@ -62,4 +62,9 @@ test_expect_success 'exists' '
 		\$X reflog exists main; echo \$?; \$X reflog exists HEAD; echo \$?;
 		\$X reflog exists refs/heads/a..b; echo \$?; \$X reflog exists; echo \$?"'
 
+test_expect_success 'show (plain form)' '
+	both setup_logs "git update-ref refs/heads/gone HEAD && git update-ref -d refs/heads/gone &&
+		\$X reflog; \$X reflog show; \$X reflog show main; \$X reflog refs/heads/other;
+		\$X reflog show HEAD~1; \$X reflog nosuch; echo \$?"'
+
 test_done

@@ -155,7 +155,7 @@ CLI_CMD(mv)
 	}
 	cli_flush_stdout();
 	if (!dry_run)
-		cli_index_commit_locked(idx, lk);
+		cli_index_commit_locked(repo, idx, lk);
 	fgit_mv_plan_release(&plan);
 	free(dst);
 	free(index_path);

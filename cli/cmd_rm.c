@@ -132,7 +132,7 @@ CLI_CMD(rm)
 	cli_flush_stdout();
 	if (fgit_rm_apply(repo, idx, &plan, flags, keep_dir))
 		die_last();
-	cli_index_commit_locked(idx, lk);
+	cli_index_commit_locked(repo, idx, lk);
 	fgit_rm_plan_release(&plan);
 	fgit_pathspec_free(ps);
 	free(keep_dir);

@@ -111,8 +111,17 @@ static int parse_packed(struct packed_snapshot *s, const char *path, size_t size
 		lineno++;
 		if (len && line[len - 1] == '\r')
 			line[--len] = '\0';
-		if (lineno == 1 && !strncmp(line, "# pack-refs with:", 17))
+		if (lineno == 1 && !strncmp(line, "# pack-refs with:", 17)) {
+			/* traits are space-separated words after the colon */
+			struct fgit_buf t = FGIT_BUF_INIT;
+			fgit_buf_addf(&t, " %s ", line + 17);
+			if (strstr(t.ptr, " fully-peeled "))
+				s->peeled_trait = PEELED_FULLY;
+			else if (strstr(t.ptr, " peeled "))
+				s->peeled_trait = PEELED_TAGS;
+			fgit_buf_release(&t);
 			continue;
+		}
 		if (line[0] == '^') {
 			struct packed_ref *r;
 			if (!s->nr || len != hexsz + 1)
@@ -212,6 +221,12 @@ void refs_packed_put(struct fgit_refdb *db, struct packed_snapshot *s)
 	pthread_mutex_lock(&db->lock);
 	snapshot_unref(s);
 	pthread_mutex_unlock(&db->lock);
+}
+
+int refs_packed_knows_peeled(const struct packed_snapshot *s, const struct packed_ref *p)
+{
+	return s->peeled_trait == PEELED_FULLY ||
+	       (s->peeled_trait == PEELED_TAGS && !strncmp(p->name, "refs/tags/", 10));
 }
 
 size_t refs_packed_lower_bound(const struct packed_snapshot *s, const char *name)

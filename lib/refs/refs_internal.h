@@ -30,7 +30,13 @@ struct packed_snapshot {
 	char *mem;		/* the file, names point into it */
 	struct stat st;
 	int missing;
+	int peeled_trait;	/* PEELED_* from the header: which refs have known peeled values */
 };
+
+enum { PEELED_NONE, PEELED_TAGS, PEELED_FULLY };
+
+/* Does packed-refs know p's peeled value (a "^" line or its absence)? */
+int refs_packed_knows_peeled(const struct packed_snapshot *s, const struct packed_ref *p);
 
 struct fgit_refdb {
 	char *git_dir;

@@ -789,7 +789,11 @@ static int split_head(struct fgit_ref_transaction *tx, struct ref_update *u,
 	return 0;
 }
 
-/* Write packed-refs without the refs deleted, through packed-refs.lock. */
+/*
+ * Write packed-refs without the refs deleted, through packed-refs.lock.
+ * NEEDSWORK: an old file without the fully-peeled trait keeps its peeled
+ * lines as they are; git would peel the other refs through the objects.
+ */
 static int prepare_packed(struct fgit_ref_transaction *tx)
 {
 	struct fgit_refdb *db = tx->db;

@@ -132,6 +132,14 @@ enum fgit_log_refs_mode {
 void fgit_refdb_set_log_refs(struct fgit_refdb *db, enum fgit_log_refs_mode mode);
 
 /*
+ * How long ref writes retry a lock held by someone else, in milliseconds:
+ * "<ref>.lock" (git's core.filesRefLockTimeout, default 100) and
+ * "packed-refs.lock" (core.packedRefsTimeout, default 1000); 0: no retry,
+ * negative: forever.  fgit_repo_refdb() sets them from the config.
+ */
+void fgit_refdb_set_lock_timeouts(struct fgit_refdb *db, long ref_ms, long packed_ms);
+
+/*
  * How ref writes check the objects they store (git refuses a missing
  * object, and a non-commit under refs/heads/): type_of returns the
  * object's enum fgit_object_type, or a negative code if it is missing.

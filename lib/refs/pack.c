@@ -128,7 +128,8 @@ int fgit_refdb_pack(struct fgit_refdb *db, unsigned int flags, fgit_pack_refs_ch
 	size_t i;
 	int r;
 
-	if ((r = fgit_lockfile_acquire_timeout(&lk, db->packed_path, 0, 1000)))
+	if ((r = fgit_lockfile_acquire_timeout(&lk, db->packed_path, 0,
+						 db->packed_lock_timeout_ms)))
 		return r;
 	if ((r = refs_packed_get(&s, db)))
 		goto out;

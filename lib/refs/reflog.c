@@ -269,7 +269,8 @@ int fgit_reflog_rewrite(struct fgit_refdb *db, const char *name, unsigned int fl
 		r = fgit_error_set(FGIT_ENOMEM, "out of memory");
 		goto out;
 	}
-	if ((r = fgit_lockfile_acquire_timeout(&ref_lock, ref_path, 0, 100))) {
+	if ((r = fgit_lockfile_acquire_timeout(&ref_lock, ref_path, 0,
+						 db->ref_lock_timeout_ms))) {
 		r = refs_lock_error(r, name);
 		goto out;
 	}

@@ -43,6 +43,8 @@ int fgit_refdb_open(struct fgit_refdb **out, const char *git_dir,
 	db->packed_path = db->common_dir ? path_join(db->common_dir, "packed-refs") : NULL;
 	db->algo = algo ? algo : FGIT_HASH_SHA1;
 	db->log_refs = FGIT_LOG_REFS_NORMAL;
+	db->ref_lock_timeout_ms = 100;
+	db->packed_lock_timeout_ms = 1000;
 	pthread_mutex_init(&db->lock, NULL);
 	if (!db->git_dir || !db->common_dir || !db->packed_path) {
 		fgit_refdb_free(db);
@@ -766,4 +768,10 @@ int fgit_refdb_dwim_log(char **log_out, struct fgit_refdb *db, const char *name,
 	}
 	fgit_buf_release(&full);
 	return found;
+}
+
+void fgit_refdb_set_lock_timeouts(struct fgit_refdb *db, long ref_ms, long packed_ms)
+{
+	db->ref_lock_timeout_ms = ref_ms;
+	db->packed_lock_timeout_ms = packed_ms;
 }

@@ -46,6 +46,8 @@ struct fgit_refdb {
 	pthread_mutex_t lock;
 	struct packed_snapshot *packed;
 	int log_refs;			/* enum fgit_log_refs_mode */
+	long ref_lock_timeout_ms;	/* core.filesRefLockTimeout */
+	long packed_lock_timeout_ms;	/* core.packedRefsTimeout */
 	int (*object_type)(const struct fgit_oid *oid, void *payload);
 	void *object_type_payload;
 };

@@ -31,11 +31,6 @@
 #include "fgit/refs.h"
 #include "refs_internal.h"
 
-/* git's defaults for core.filesRefLockTimeout and core.packedRefsTimeout.
- * NEEDSWORK: read the config values. */
-#define REF_LOCK_TIMEOUT_MS 100
-#define PACKED_LOCK_TIMEOUT_MS 1000
-
 /* Internal flags, above the public enum fgit_ref_update_flags. */
 enum {
 	U_HAVE_NEW = 1 << 8,
@@ -614,7 +609,7 @@ static int lock_one(struct fgit_ref_transaction *tx, struct ref_update *u)
 	if (u->flags & U_SYMREF) {
 		/* git's lock_ref_oid_basic(): the lock file's own message */
 		make_leading_dirs(path);
-		if ((r = fgit_lockfile_acquire_timeout(&u->lock, path, 0, REF_LOCK_TIMEOUT_MS)))
+		if ((r = fgit_lockfile_acquire_timeout(&u->lock, path, 0, db->ref_lock_timeout_ms)))
 			goto out;
 		goto locked;
 	}
@@ -629,7 +624,7 @@ static int lock_one(struct fgit_ref_transaction *tx, struct ref_update *u)
 			r = fgit_error_set(FGIT_ERROR, "unable to create directory for %s", path);
 		goto out;
 	}
-	r = fgit_lockfile_acquire_timeout(&u->lock, path, 0, REF_LOCK_TIMEOUT_MS);
+	r = fgit_lockfile_acquire_timeout(&u->lock, path, 0, db->ref_lock_timeout_ms);
 	if (r) {
 		r = refs_lock_error(r, orig_name(u));
 		goto out;
@@ -809,7 +804,7 @@ static int prepare_packed(struct fgit_ref_transaction *tx)
 		return 0;
 	/* git locks packed-refs for every deletion, needed or not */
 	if ((r = fgit_lockfile_acquire_timeout(&tx->packed_lock, db->packed_path, 0,
-						 PACKED_LOCK_TIMEOUT_MS)))
+						 db->packed_lock_timeout_ms)))
 		return r;
 	if ((r = refs_packed_get(&s, db)))
 		return r;

@@ -274,12 +274,12 @@ int fgit_lockfile_acquire_timeout(struct fgit_lockfile **out, const char *path,
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	for (;;) {
 		r = fgit_lockfile_acquire(out, path, flags);
-		if (r != FGIT_ELOCKED || timeout_ms <= 0)
+		if (r != FGIT_ELOCKED || timeout_ms == 0)
 			return r;
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		elapsed_ms = (now.tv_sec - start.tv_sec) * 1000 +
 			     (now.tv_nsec - start.tv_nsec) / 1000000;
-		if (elapsed_ms >= timeout_ms)
+		if (timeout_ms > 0 && elapsed_ms >= timeout_ms)
 			return r;
 		/* git's backoff: growing, randomized waits */
 		{

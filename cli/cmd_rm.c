@@ -12,6 +12,7 @@
 #include "fgit/config.h"
 #include "fgit/lockfile.h"
 #include "fgit/pathspec.h"
+#include "fgit/quote.h"
 #include "fgit/repo.h"
 #include "fgit/rm.h"
 
@@ -21,6 +22,53 @@ static const char *const rm_usage[] = {
 	"              [--] [<pathspec>...]",
 	NULL
 };
+
+/*
+ * git's parse_pathspec_file(): one element per line (or NUL-terminated
+ * with nul), "-" for standard input, C-quoted lines unquoted (not with
+ * nul).  Returns a NULL-terminated array; *n its length.
+ */
+static const char **read_pathspec_file(const char *file, int nul, int *n)
+{
+	struct fgit_buf all = FGIT_BUF_INIT, item = FGIT_BUF_INIT;
+	const char **v = NULL;
+	size_t pos = 0, nr = 0;
+	char term = nul ? '\0' : '\n';
+
+	if (!strcmp(file, "-")) {
+		if (fgit_buf_read_fd(&all, 0, 0))
+			die_last();
+	} else if (fgit_buf_read_file(&all, file)) {
+		die_errno("could not open '%s' for reading", file);
+	}
+	while (pos < all.len) {
+		const char *line = all.ptr + pos, *end = memchr(line, term, all.len - pos);
+		size_t len = end ? (size_t)(end - line) : all.len - pos;
+		pos += len + 1;
+		fgit_buf_reset(&item);
+		fgit_buf_add(&item, line, len);
+		if (!nul && item.len && item.ptr[item.len - 1] == '\r')
+			fgit_buf_setlen(&item, item.len - 1);
+		if (!nul && item.ptr[0] == '"') {
+			struct fgit_buf u = FGIT_BUF_INIT;
+			const char *e;
+			if (fgit_unquote_c_style(&u, item.ptr, &e) || *e)
+				die("line is badly quoted: %s", item.ptr);
+			fgit_buf_set(&item, u.ptr, u.len);
+			fgit_buf_release(&u);
+		}
+		v = realloc(v, (nr + 2) * sizeof(*v));
+		if (!v)
+			die("out of memory");
+		v[nr++] = fgit_buf_detach(&item, NULL);
+	}
+	if (!v && !(v = calloc(1, sizeof(*v))))
+		die("out of memory");
+	v[nr] = NULL;
+	fgit_buf_release(&all);
+	*n = (int)nr;
+	return v;
+}
 
 static int print_error_files(char **files, size_t nr, const char *one, const char *many,
 			     const char *hint, int hints)
@@ -73,9 +121,14 @@ CLI_CMD(rm)
 	n = cli_parse_options(argc, argv, "rm", opts, rm_usage, 0);
 	if (sparse)
 		die_unimplemented("rm", "--sparse");
-	if (from_file || file_nul)
-		die_unimplemented("rm", from_file ? "--pathspec-from-file" : "--pathspec-file-nul");
 	repo = cli_repo();
+	if (from_file) {
+		if (n)
+			die("'--pathspec-from-file' and pathspec arguments cannot be used together");
+		argv = read_pathspec_file(from_file, file_nul, &n);
+	} else if (file_nul) {
+		die("the option '--pathspec-file-nul' requires '--pathspec-from-file'");
+	}
 	if (fgit_pathspec_new(&ps, cli_globals.prefix, argv, (size_t)n, FGIT_PATHSPEC_PREFER_CWD,
 			      fgit_repo_work_tree(repo)))
 		die_last();

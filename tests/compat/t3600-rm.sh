@@ -36,6 +36,18 @@ test_expect_success 'rm pathspecs and errors' '
 test_expect_success 'rm from a subdirectory, and with index.lock held' '
 	mkdir -p "$TRASH/w" && rm_case -C d rm c && rm_case -C d rm -r e ../a &&
 	rm_case -C d/e rm -f x'
+setup_list()
+{
+	setup_rm && printf 'a\n"sp ace"\nd/e/x\n' >.git/list && printf 'a\0d/e/x\0' >.git/nul &&
+	printf '"bad\n' >.git/bad
+}
+test_expect_success 'rm --pathspec-from-file' '
+	index_case setup_list rm --pathspec-from-file=.git/list &&
+	index_case setup_list rm --pathspec-from-file=.git/nul --pathspec-file-nul &&
+	index_case setup_list rm --pathspec-from-file=.git/bad &&
+	index_case setup_list rm --pathspec-from-file=.git/list a &&
+	index_case setup_list rm --pathspec-file-nul a &&
+	index_case setup_list rm --pathspec-from-file=.git/nosuch'
 setup_locked() { setup_rm && : >.git/index.lock; }
 test_expect_success 'rm with index.lock held' '
 	compare_write setup_locked rm a && cmp -s "$CMP/git.err" "$CMP/fgit.err" &&

@@ -266,8 +266,9 @@ int fgit_reflog_exists(struct fgit_refdb *db, const char *name);
  * entries; malformed lines are skipped as git skips them. */
 int fgit_reflog_foreach(struct fgit_refdb *db, const char *name, int reverse,
 			fgit_reflog_cb cb, void *payload);
-/* Call cb with the name of every reflog (logs/HEAD and logs/refs/...),
- * sorted. */
+/* Call cb with the name of every reflog (logs/HEAD, logs/refs/...) whose
+ * ref resolves, in git's order: logs/ walked depth-first in directory
+ * order. */
 int fgit_reflog_foreach_name(struct fgit_refdb *db,
 			     int (*cb)(const char *name, void *payload), void *payload);
 /* Remove logs/<name> (and its empty parent directories). */

@@ -179,33 +179,35 @@ static int walk_logs(struct name_list *l, const char *base, struct fgit_buf *rel
 	return r;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
+/*
+ * git walks logs/ depth-first in directory order (its files reflog
+ * iterator does not sort), keeping the names of refs that resolve; so do
+ * we, so that `reflog expire --all --verbose` prints in git's order.
+ */
 int fgit_reflog_foreach_name(struct fgit_refdb *db,
 			     int (*cb)(const char *name, void *payload), void *payload)
 {
 	struct name_list l = { NULL, 0, 0 };
 	struct fgit_buf rel = FGIT_BUF_INIT;
 	size_t i;
-	int r;
+	int r, two = strcmp(db->common_dir, db->git_dir) != 0;
 
-	fgit_buf_adds(&rel, "refs/");
 	r = walk_logs(&l, db->common_dir, &rel);
-	if (!r && strcmp(db->common_dir, db->git_dir)) {
+	if (!r && two) {
+		/* a linked worktree: its own HEAD and per-worktree logs */
 		fgit_buf_reset(&rel);
-		fgit_buf_adds(&rel, "refs/");
 		r = walk_logs(&l, db->git_dir, &rel);
 	}
-	if (!r && fgit_reflog_exists(db, "HEAD"))
-		r = name_add(&l, "HEAD");
-	if (!r) {
-		qsort(l.v, l.nr, sizeof(*l.v), cmp_str);
-		for (i = 0; i < l.nr && !r; i++)
-			if (!i || strcmp(l.v[i - 1], l.v[i]))
-				r = cb(l.v[i], payload);
+	for (i = 0; i < l.nr && !r; i++) {
+		size_t j;
+		int dup = 0;
+		for (j = 0; two && j < i && !dup; j++)
+			dup = !strcmp(l.v[j], l.v[i]);
+		if (dup || fgit_refdb_resolve(NULL, NULL, NULL, db, l.v[i])) {
+			fgit_error_clear();
+			continue;
+		}
+		r = cb(l.v[i], payload);
 	}
 	for (i = 0; i < l.nr; i++)
 		free(l.v[i]);

@@ -43,6 +43,10 @@ test_expect_success 'expire --rewrite --updateref, -n --verbose' '
 	both setup_logs "\$X reflog expire --dry-run --verbose --expire=45.days.ago main" &&
 	both setup_logs "\$X reflog expire --verbose --expire-unreachable=now main" &&
 	both setup_logs "\$X reflog expire --expire=now --updateref main"'
+test_expect_success 'expire --all --verbose, in git order' '
+	both setup_logs "git update-ref refs/heads/zz HEAD; git update-ref refs/heads/aa HEAD;
+		\$X reflog expire --all --verbose --dry-run --expire=all;
+		\$X reflog expire --all --verbose --expire=45.days.ago"'
 test_expect_success 'expire: config defaults and patterns' '
 	both setup_logs "\$X -c gc.reflogExpire=60.days.ago reflog expire --all" &&
 	both setup_logs "\$X -c gc.reflogExpireUnreachable=never reflog expire main" &&

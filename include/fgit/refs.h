@@ -211,8 +211,11 @@ int fgit_ref_transaction_verify(struct fgit_ref_transaction *tx, const char *nam
 /*
  * Queue making name a symbolic ref to target ("ref: <target>\n"), as
  * `git symbolic-ref name target` does: the symref itself is written (never
- * followed), and when name already has a reflog (or should get one), an
- * entry from the old to the new resolved value is appended with msg.
+ * followed); if target resolves and name has a reflog (or should get one
+ * by core.logAllRefUpdates), an entry from name's old resolved value to
+ * target's value is appended with msg (which may be NULL: no message).
+ * Lock errors are the lock file's own message, without "cannot lock ref",
+ * as git words them here.
  */
 int fgit_ref_transaction_symref(struct fgit_ref_transaction *tx, const char *name,
 				const char *target, const char *msg);

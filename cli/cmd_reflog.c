@@ -157,7 +157,9 @@ static int cmd_expire(int argc, const char **argv)
 		struct names n = { NULL, 0, 0 };
 		would = dry_run;
 		size_t k;
-		if (fgit_reflog_foreach_name(db, collect, &n))
+		/* git 2.39's --single-worktree sets the variable it should
+		 * clear: every worktree is processed either way */
+		if (fgit_reflog_foreach_name(db, FGIT_REFLOG_ALL_WORKTREES, collect, &n))
 			die_last();
 		for (k = 0; k < n.nr; k++) {
 			status |= expire_one(repo, n.v[k]);

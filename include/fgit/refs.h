@@ -272,7 +272,13 @@ int fgit_reflog_foreach(struct fgit_refdb *db, const char *name, int reverse,
 /* Call cb with the name of every reflog (logs/HEAD, logs/refs/...) whose
  * ref resolves, in git's order: logs/ walked depth-first in directory
  * order. */
-int fgit_reflog_foreach_name(struct fgit_refdb *db,
+enum fgit_reflog_names_flags {
+	/* also the per-worktree reflogs (HEAD...) of the other worktrees, as
+	 * "main-worktree/HEAD" and "worktrees/<id>/HEAD" (names every refdb
+	 * function accepts) */
+	FGIT_REFLOG_ALL_WORKTREES = 1 << 0,
+};
+int fgit_reflog_foreach_name(struct fgit_refdb *db, unsigned int flags,
 			     int (*cb)(const char *name, void *payload), void *payload);
 /* Remove logs/<name> (and its empty parent directories). */
 int fgit_reflog_delete_all(struct fgit_refdb *db, const char *name);

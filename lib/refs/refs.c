@@ -263,9 +263,22 @@ int refs_is_per_worktree(const char *name)
 char *refs_path(struct fgit_refdb *db, const char *prefix, const char *name)
 {
 	struct fgit_buf buf = FGIT_BUF_INIT;
-	if (fgit_buf_addf(&buf, "%s/%s%s",
-			  refs_is_per_worktree(name) ? db->git_dir : db->common_dir,
-			  prefix, name))
+	const char *slash;
+	int r;
+
+	/* git's names for another worktree's refs: "main-worktree/HEAD",
+	 * "worktrees/<id>/HEAD" */
+	if (!strncmp(name, "main-worktree/", 14) && refs_is_per_worktree(name + 14))
+		r = fgit_buf_addf(&buf, "%s/%s%s", db->common_dir, prefix, name + 14);
+	else if (!strncmp(name, "worktrees/", 10) && (slash = strchr(name + 10, '/')) &&
+		 slash > name + 10 && refs_is_per_worktree(slash + 1))
+		r = fgit_buf_addf(&buf, "%s/%.*s/%s%s", db->common_dir, (int)(slash - name), name,
+				  prefix, slash + 1);
+	else
+		r = fgit_buf_addf(&buf, "%s/%s%s",
+				  refs_is_per_worktree(name) ? db->git_dir : db->common_dir,
+				  prefix, name);
+	if (r)
 		return NULL;
 	return fgit_buf_detach(&buf, NULL);
 }

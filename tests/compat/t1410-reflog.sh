@@ -66,6 +66,14 @@ test_expect_success 'exists' '
 		\$X reflog exists main; echo \$?; \$X reflog exists HEAD; echo \$?;
 		\$X reflog exists refs/heads/a..b; echo \$?; \$X reflog exists; echo \$?"'
 
+setup_wt() { rm -rf ../wt2 && setup_logs && git worktree add -q ../wt2 -b b2 HEAD~1 &&
+	GIT_COMMITTER_DATE=$(ago 50) git -C ../wt2 update-ref -m wt HEAD main; }
+test_expect_success 'expire --all with a linked worktree' '
+	both setup_wt "\$X reflog expire --expire=45.days.ago --all" &&
+	both setup_wt "\$X reflog expire --expire=45.days.ago --all --single-worktree" &&
+	both setup_wt "cd ../wt2 && \$X reflog expire --expire=45.days.ago --all" &&
+	both setup_wt "cd ../wt2 && \$X update-ref -m x HEAD main && \$X symbolic-ref HEAD refs/heads/other &&
+		\$X update-ref refs/bisect/bad HEAD && \$X pack-refs --all && \$X reflog expire --expire=all --all"'
 test_expect_success 'show (plain form)' '
 	both setup_logs "git update-ref refs/heads/gone HEAD && git update-ref -d refs/heads/gone &&
 		\$X reflog; \$X reflog show; \$X reflog show main; \$X reflog refs/heads/other;

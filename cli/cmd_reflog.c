@@ -265,6 +265,7 @@ struct show_ctx {
 	const char *name;
 	long n;
 	int abbrev;
+	long skip;		/* entries before <ref>@{<n>} */
 };
 
 static int show_entry(const struct fgit_reflog_entry *e, void *payload)
@@ -275,6 +276,8 @@ static int show_entry(const struct fgit_reflog_entry *e, void *payload)
 	long n = c->n++;
 	int len;
 
+	if (n < c->skip)
+		return 0;
 	/* git log -g shows only entries whose new value is a commit */
 	if (fgit_odb_read_info(&info, c->odb, &e->new_oid, 0) || info.type != FGIT_OBJ_COMMIT) {
 		fgit_error_clear();
@@ -289,15 +292,43 @@ static int show_entry(const struct fgit_reflog_entry *e, void *payload)
 static int cmd_show(int argc, const char **argv)
 {
 	struct fgit_repo *repo = cli_repo();
-	struct show_ctx c = { NULL, "HEAD", 0, 7 };
+	struct show_ctx c = { NULL, "HEAD", 0, 7, 0 };
 	struct fgit_refdb *db;
 	struct fgit_oid oid;
 	char *log = NULL;
 
-	if (argc > 1 || (argc == 1 && (argv[0][0] == '-' || strstr(argv[0], "@{"))))
-		die_unimplemented("reflog", "show with log options or <ref>@{...}");
-	if (argc == 1)
-		c.name = argv[0];
+	char *name = NULL;
+	long start = 0;
+
+	if (argc > 1 || (argc == 1 && argv[0][0] == '-'))
+		die_unimplemented("reflog", "show with log options");
+	if (argc == 1) {
+		/* <ref>@{<n>}: start at that entry */
+		const char *at = strstr(argv[0], "@{");
+		char *end;
+		if (at) {
+			start = strtol(at + 2, &end, 10);
+			if (end == at + 2 || strcmp(end, "}") || start < 0)
+				die_unimplemented("reflog", "show <ref>@{<date>}");
+			name = strndup(argv[0], (size_t)(at - argv[0]));
+			c.name = name;
+			if (!*name) {
+				/* "@{n}": the current branch, by its full name */
+				struct fgit_refdb *hdb;
+				char *branch = NULL;
+				unsigned int fl = 0;
+				if (fgit_repo_refdb(&hdb, repo) ||
+				    fgit_refdb_read_raw(NULL, &branch, &fl, hdb, "HEAD") ||
+				    !(fl & FGIT_REF_SYMBOLIC))
+					die_unimplemented("reflog", "show @{<n>} on a detached HEAD");
+				free(name);
+				c.name = name = branch;
+			}
+		} else {
+			c.name = argv[0];
+		}
+	}
+	c.skip = start;
 	if (fgit_repo_refdb(&db, repo) || fgit_repo_odb(&c.odb, repo))
 		die_last();
 	c.abbrev = fgit_repo_default_abbrev(repo);
@@ -306,11 +337,15 @@ static int cmd_show(int argc, const char **argv)
 			die("ambiguous argument '%s': unknown revision or path not in the working tree.\n"
 			    "Use '--' to separate paths from revisions, like this:\n"
 			    "'git <command> [<revision>...] -- [<file>...]'", c.name);
+		free(name);
 		return 0;
 	}
+	if (start && fgit_reflog_count(repo, log, NULL) <= start)
+		die("log for '%s' only has %ld entries", c.name, fgit_reflog_count(repo, log, NULL));
 	if (fgit_reflog_foreach(db, log, 1, show_entry, &c))
 		die_last();
 	free(log);
+	free(name);
 	cli_flush_stdout();
 	return 0;
 }

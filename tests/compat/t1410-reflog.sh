@@ -77,6 +77,7 @@ test_expect_success 'expire --all with a linked worktree' '
 test_expect_success 'show (plain form)' '
 	both setup_logs "git update-ref refs/heads/gone HEAD && git update-ref -d refs/heads/gone &&
 		\$X reflog; \$X reflog show; \$X reflog show main; \$X reflog refs/heads/other;
-		\$X reflog show HEAD~1; \$X reflog nosuch; echo \$?"'
+		\$X reflog show HEAD~1; \$X reflog nosuch; echo \$?;
+		\$X reflog show main@{2}; \$X reflog @{1}; \$X reflog HEAD@{3}; \$X reflog main@{99}; echo \$?"'
 
 test_done

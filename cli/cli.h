@@ -16,6 +16,7 @@ struct cli_globals {
 	int bare;			/* --bare */
 	const char *prefix;		/* cwd relative to the worktree top, set by setup */
 	int argc_config;		/* -c key=value pairs, kept in GIT_CONFIG_PARAMETERS */
+	char *original_cwd;		/* the cwd before -C (git's startup_info->original_cwd) */
 };
 extern struct cli_globals cli_globals;
 

@@ -1,6 +1,7 @@
 /*
- * git reflog: expire, delete, exists.  `show` (git log -g) is not built
- * yet and exits 129.  The policy is fgit_reflog_expire() (lib/ops).
+ * git reflog: show (its plain form: `git log -g --oneline` of one ref;
+ * log options exit 129), expire, delete, exists.  The expiry policy is
+ * fgit_reflog_expire() (lib/ops).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,8 @@
 #include <time.h>
 #include "cli.h"
 #include "fgit/config.h"
+#include "fgit/object.h"
+#include "fgit/odb.h"
 #include "fgit/reflog.h"
 #include "fgit/refs.h"
 #include "fgit/repo.h"
@@ -154,7 +157,9 @@ static int cmd_expire(int argc, const char **argv)
 		struct names n = { NULL, 0, 0 };
 		would = dry_run;
 		size_t k;
-		if (fgit_reflog_foreach_name(db, collect, &n))
+		/* git 2.39's --single-worktree sets the variable it should
+		 * clear: every worktree is processed either way */
+		if (fgit_reflog_foreach_name(db, FGIT_REFLOG_ALL_WORKTREES, collect, &n))
 			die_last();
 		for (k = 0; k < n.nr; k++) {
 			status |= expire_one(repo, n.v[k]);
@@ -255,6 +260,96 @@ static int cmd_exists(int argc, const char **argv)
 	return !fgit_reflog_exists(db, argv[0]);
 }
 
+struct show_ctx {
+	struct fgit_odb *odb;
+	const char *name;
+	long n;
+	int abbrev;
+	long skip;		/* entries before <ref>@{<n>} */
+};
+
+static int show_entry(const struct fgit_reflog_entry *e, void *payload)
+{
+	struct show_ctx *c = payload;
+	struct fgit_object_info info;
+	char hex[FGIT_MAX_HEXSZ + 1];
+	long n = c->n++;
+	int len;
+
+	if (n < c->skip)
+		return 0;
+	/* git log -g shows only entries whose new value is a commit */
+	if (fgit_odb_read_info(&info, c->odb, &e->new_oid, 0) || info.type != FGIT_OBJ_COMMIT) {
+		fgit_error_clear();
+		return 0;
+	}
+	len = fgit_odb_abbrev_len(c->odb, &e->new_oid, c->abbrev);
+	fgit_oid_to_hex(hex, &e->new_oid);
+	printf("%.*s %s@{%ld}: %s\n", len, hex, c->name, n, e->msg);
+	return 0;
+}
+
+static int cmd_show(int argc, const char **argv)
+{
+	struct fgit_repo *repo = cli_repo();
+	struct show_ctx c = { NULL, "HEAD", 0, 7, 0 };
+	struct fgit_refdb *db;
+	struct fgit_oid oid;
+	char *log = NULL;
+
+	char *name = NULL;
+	long start = 0;
+
+	if (argc > 1 || (argc == 1 && argv[0][0] == '-'))
+		die_unimplemented("reflog", "show with log options");
+	if (argc == 1) {
+		/* <ref>@{<n>}: start at that entry */
+		const char *at = strstr(argv[0], "@{");
+		char *end;
+		if (at) {
+			start = strtol(at + 2, &end, 10);
+			if (end == at + 2 || strcmp(end, "}") || start < 0)
+				die_unimplemented("reflog", "show <ref>@{<date>}");
+			name = strndup(argv[0], (size_t)(at - argv[0]));
+			c.name = name;
+			if (!*name) {
+				/* "@{n}": the current branch, by its full name */
+				struct fgit_refdb *hdb;
+				char *branch = NULL;
+				unsigned int fl = 0;
+				if (fgit_repo_refdb(&hdb, repo) ||
+				    fgit_refdb_read_raw(NULL, &branch, &fl, hdb, "HEAD") ||
+				    !(fl & FGIT_REF_SYMBOLIC))
+					die_unimplemented("reflog", "show @{<n>} on a detached HEAD");
+				free(name);
+				c.name = name = branch;
+			}
+		} else {
+			c.name = argv[0];
+		}
+	}
+	c.skip = start;
+	if (fgit_repo_refdb(&db, repo) || fgit_repo_odb(&c.odb, repo))
+		die_last();
+	c.abbrev = fgit_repo_default_abbrev(repo);
+	if (!fgit_refdb_dwim_log(&log, db, c.name, strlen(c.name))) {
+		if (fgit_revparse_single(&oid, repo, c.name))
+			die("ambiguous argument '%s': unknown revision or path not in the working tree.\n"
+			    "Use '--' to separate paths from revisions, like this:\n"
+			    "'git <command> [<revision>...] -- [<file>...]'", c.name);
+		free(name);
+		return 0;
+	}
+	if (start && fgit_reflog_count(repo, log, NULL) <= start)
+		die("log for '%s' only has %ld entries", c.name, fgit_reflog_count(repo, log, NULL));
+	if (fgit_reflog_foreach(db, log, 1, show_entry, &c))
+		die_last();
+	free(log);
+	free(name);
+	cli_flush_stdout();
+	return 0;
+}
+
 CLI_CMD(reflog)
 {
 	now = (int64_t)time(NULL);
@@ -268,5 +363,7 @@ CLI_CMD(reflog)
 		struct cli_option o[] = { OPT_END() };
 		cli_usage_with_options(reflog_usage, o, 1);
 	}
-	die_unimplemented("reflog", "show (git log -g)");
+	if (argc > 1 && !strcmp(argv[1], "show"))
+		return cmd_show(argc - 2, argv + 2);
+	return cmd_show(argc - 1, argv + 1);
 }

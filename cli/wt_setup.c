@@ -1,10 +1,12 @@
 /* See wt_setup.h. */
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
 #include "cli.h"
 #include "wt_setup.h"
+#include "fgit/lockfile.h"
 #include "fgit/config.h"
 #include "fgit/repo.h"
 
@@ -169,4 +171,38 @@ void cli_wt_stat_options(struct fgit_wt_stat_options *o, struct fgit_repo *repo)
 	if (!fgit_config_get_string(&v, cfg, "core.checkstat") && v && !strcasecmp(v, "minimal"))
 		o->check_stat = 0;
 	fgit_error_clear();
+}
+
+void cli_index_commit_locked(struct fgit_repo *repo, struct fgit_index *idx,
+			     struct fgit_lockfile *lk)
+{
+	struct fgit_index_write_opts wo = FGIT_INDEX_WRITE_OPTS_INIT;
+	struct fgit_wt_stat_options so;
+	struct fgit_buf path = FGIT_BUF_INIT;
+	unsigned char *data = NULL;
+	size_t len = 0, i, n = fgit_index_entrycount(idx);
+	const char *top = fgit_repo_work_tree(repo);
+
+	/* git smudges racily clean entries whose file changed (size 0), so
+	 * that a later stat cannot take them for clean */
+	cli_wt_stat_options(&so, repo);
+	for (i = 0; top && i < n; i++) {
+		struct fgit_index_entry *e = fgit_index_get_mut(idx, i);
+		struct stat st;
+		if (e->stage || !fgit_index_entry_is_racy(idx, e))
+			continue;
+		fgit_buf_reset(&path);
+		fgit_buf_addf(&path, "%s/%s", top, e->path);
+		/* as git: a missing file or one whose stat data differ stays */
+		if (lstat(path.ptr, &st) || fgit_worktree_stat_differs(e, &st, &so))
+			continue;
+		if (fgit_worktree_entry_changed(idx, e, &st, path.ptr, &so))
+			e->size = 0;
+		fgit_error_clear();
+	}
+	fgit_buf_release(&path);
+	if (fgit_index_serialize(&data, &len, idx, &wo) || fgit_lockfile_write(lk, data, len) ||
+	    fgit_lockfile_commit(lk))
+		die("Unable to write new index file");
+	free(data);
 }

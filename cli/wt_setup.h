@@ -18,6 +18,13 @@ struct fgit_repo;
 char *cli_index_path(struct fgit_repo *repo);
 /* Load the index (a missing file is an empty index); dies as git does. */
 struct fgit_index *cli_index_load(struct fgit_repo *repo, const char *path);
+struct fgit_lockfile;
+/* Write idx into the index.lock the command took at its start (git's
+ * hold_locked_index), racily clean entries whose file changed smudged as
+ * git does, and rename it into place; dies "Unable to write new index
+ * file" on failure. */
+void cli_index_commit_locked(struct fgit_repo *repo, struct fgit_index *idx,
+			     struct fgit_lockfile *lk);
 /* core.quotePath (default true). */
 int cli_quote_path(struct fgit_repo *repo);
 /* git's quote_c_style: quoted only when needed. */

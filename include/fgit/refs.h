@@ -132,6 +132,14 @@ enum fgit_log_refs_mode {
 void fgit_refdb_set_log_refs(struct fgit_refdb *db, enum fgit_log_refs_mode mode);
 
 /*
+ * How long ref writes retry a lock held by someone else, in milliseconds:
+ * "<ref>.lock" (git's core.filesRefLockTimeout, default 100) and
+ * "packed-refs.lock" (core.packedRefsTimeout, default 1000); 0: no retry,
+ * negative: forever.  fgit_repo_refdb() sets them from the config.
+ */
+void fgit_refdb_set_lock_timeouts(struct fgit_refdb *db, long ref_ms, long packed_ms);
+
+/*
  * How ref writes check the objects they store (git refuses a missing
  * object, and a non-commit under refs/heads/): type_of returns the
  * object's enum fgit_object_type, or a negative code if it is missing.
@@ -203,8 +211,11 @@ int fgit_ref_transaction_verify(struct fgit_ref_transaction *tx, const char *nam
 /*
  * Queue making name a symbolic ref to target ("ref: <target>\n"), as
  * `git symbolic-ref name target` does: the symref itself is written (never
- * followed), and when name already has a reflog (or should get one), an
- * entry from the old to the new resolved value is appended with msg.
+ * followed); if target resolves and name has a reflog (or should get one
+ * by core.logAllRefUpdates), an entry from name's old resolved value to
+ * target's value is appended with msg (which may be NULL: no message).
+ * Lock errors are the lock file's own message, without "cannot lock ref",
+ * as git words them here.
  */
 int fgit_ref_transaction_symref(struct fgit_ref_transaction *tx, const char *name,
 				const char *target, const char *msg);
@@ -258,9 +269,16 @@ int fgit_reflog_exists(struct fgit_refdb *db, const char *name);
  * entries; malformed lines are skipped as git skips them. */
 int fgit_reflog_foreach(struct fgit_refdb *db, const char *name, int reverse,
 			fgit_reflog_cb cb, void *payload);
-/* Call cb with the name of every reflog (logs/HEAD and logs/refs/...),
- * sorted. */
-int fgit_reflog_foreach_name(struct fgit_refdb *db,
+/* Call cb with the name of every reflog (logs/HEAD, logs/refs/...) whose
+ * ref resolves, in git's order: logs/ walked depth-first in directory
+ * order. */
+enum fgit_reflog_names_flags {
+	/* also the per-worktree reflogs (HEAD...) of the other worktrees, as
+	 * "main-worktree/HEAD" and "worktrees/<id>/HEAD" (names every refdb
+	 * function accepts) */
+	FGIT_REFLOG_ALL_WORKTREES = 1 << 0,
+};
+int fgit_reflog_foreach_name(struct fgit_refdb *db, unsigned int flags,
 			     int (*cb)(const char *name, void *payload), void *payload);
 /* Remove logs/<name> (and its empty parent directories). */
 int fgit_reflog_delete_all(struct fgit_refdb *db, const char *name);

@@ -364,6 +364,18 @@ static int keep_cb(const struct fgit_reflog_entry *e, void *payload)
 	return !prune;
 }
 
+/* "HEAD" for "main-worktree/HEAD" and "worktrees/<id>/HEAD" */
+static const char *strip_worktree(const char *name)
+{
+	const char *slash;
+
+	if (!strncmp(name, "main-worktree/", 14))
+		return name + 14;
+	if (!strncmp(name, "worktrees/", 10) && (slash = strchr(name + 10, '/')))
+		return slash + 1;
+	return name;
+}
+
 int fgit_reflog_expire(struct fgit_repo *repo, const char *refname,
 		       const struct fgit_reflog_expire_opts *opts)
 {
@@ -382,7 +394,7 @@ int fgit_reflog_expire(struct fgit_repo *repo, const char *refname,
 	    (r = fgit_revwalk_new(&c.walk, c.odb)))
 		goto out;
 
-	if (!opts->expire_unreachable || !strcmp(refname, "HEAD")) {
+	if (!opts->expire_unreachable || !strcmp(strip_worktree(refname), "HEAD")) {
 		c.kind = UE_HEAD;
 	} else {
 		struct fgit_commit_node *n;

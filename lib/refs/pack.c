@@ -80,7 +80,8 @@ void refs_packed_write_entry(struct fgit_buf *b, const struct packed_ref *p, siz
 }
 
 static int write_packed(struct fgit_lockfile *lk, struct fgit_refdb *db,
-			const struct packed_snapshot *s, const struct pack_item *items, size_t nr)
+			const struct packed_snapshot *s, const struct pack_item *items, size_t nr,
+			fgit_pack_refs_check_cb check, void *payload)
 {
 	struct fgit_buf b = FGIT_BUF_INIT;
 	size_t i = 0, j = 0, hexsz = fgit_hash_hexsz(db->algo);
@@ -93,6 +94,16 @@ static int write_packed(struct fgit_lockfile *lk, struct fgit_refdb *db,
 		int c = i >= s->nr ? 1 : j >= nr ? -1 : strcmp(s->refs[i].name, items[j].name);
 		if (c < 0) {
 			const struct packed_ref *p = &s->refs[i++];
+			struct fgit_oid oid, peeled;
+			/* an older file that does not know every peeled value:
+			 * peel through the objects, as git does */
+			if (!refs_packed_knows_peeled(s, p) && check &&
+			    !fgit_oid_from_hex(&oid, p->hex, db->algo)) {
+				fgit_buf_addf(&b, "%.*s %s\n", (int)hexsz, p->hex, p->name);
+				if (check(&peeled, p->name, &oid, payload) == 1)
+					fgit_buf_addf(&b, "^%s\n", fgit_oid_to_hex(hex, &peeled));
+				continue;
+			}
 			refs_packed_write_entry(&b, p, hexsz);
 			continue;
 		}
@@ -117,7 +128,8 @@ int fgit_refdb_pack(struct fgit_refdb *db, unsigned int flags, fgit_pack_refs_ch
 	size_t i;
 	int r;
 
-	if ((r = fgit_lockfile_acquire(&lk, db->packed_path, 0)))
+	if ((r = fgit_lockfile_acquire_timeout(&lk, db->packed_path, 0,
+						 db->packed_lock_timeout_ms)))
 		return r;
 	if ((r = refs_packed_get(&s, db)))
 		goto out;
@@ -126,7 +138,7 @@ int fgit_refdb_pack(struct fgit_refdb *db, unsigned int flags, fgit_pack_refs_ch
 		r = c.err ? c.err : r;
 		goto out;
 	}
-	if ((r = write_packed(lk, db, s, c.items, c.nr)))
+	if ((r = write_packed(lk, db, s, c.items, c.nr, check, payload)))
 		goto out;
 	r = fgit_lockfile_commit(lk);
 	lk = NULL;

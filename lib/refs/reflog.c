@@ -179,33 +179,102 @@ static int walk_logs(struct name_list *l, const char *base, struct fgit_buf *rel
 	return r;
 }
 
-static int cmp_str(const void *a, const void *b)
+/* The per-worktree reflogs of another worktree whose git dir is dir,
+ * named "<as>/<name>" as git names them. */
+static int walk_other(struct name_list *l, const char *dir, const char *as)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	struct name_list own = { NULL, 0, 0 };
+	struct fgit_buf rel = FGIT_BUF_INIT, name = FGIT_BUF_INIT;
+	size_t i;
+	int r = walk_logs(&own, dir, &rel);
+
+	for (i = 0; i < own.nr; i++) {
+		if (!r && refs_is_per_worktree(own.v[i])) {
+			fgit_buf_reset(&name);
+			fgit_buf_addf(&name, "%s/%s", as, own.v[i]);
+			r = name_add(l, name.ptr);
+		}
+		free(own.v[i]);
+	}
+	free(own.v);
+	fgit_buf_release(&rel);
+	fgit_buf_release(&name);
+	return r;
 }
 
-int fgit_reflog_foreach_name(struct fgit_refdb *db,
+/* Other worktrees: the main one ("main-worktree/") when we are in a
+ * linked one, and every linked one but us ("worktrees/<id>/"). */
+static int walk_other_worktrees(struct name_list *l, struct fgit_refdb *db)
+{
+	struct fgit_buf dir = FGIT_BUF_INIT, as = FGIT_BUF_INIT;
+	struct dirent *de;
+	DIR *d;
+	int r = 0;
+
+	if (strcmp(db->common_dir, db->git_dir))
+		r = walk_other(l, db->common_dir, "main-worktree");
+	fgit_buf_addf(&dir, "%s/worktrees", db->common_dir);
+	d = opendir(dir.ptr);
+	while (!r && d && (de = readdir(d))) {
+		size_t keep = dir.len;
+		char *a, *b;
+		if (de->d_name[0] == '.')
+			continue;
+		fgit_buf_addf(&dir, "/%s", de->d_name);
+		a = realpath(dir.ptr, NULL);
+		b = realpath(db->git_dir, NULL);
+		if (!a || !b || strcmp(a, b)) {
+			fgit_buf_reset(&as);
+			fgit_buf_addf(&as, "worktrees/%s", de->d_name);
+			r = walk_other(l, dir.ptr, as.ptr);
+		}
+		free(a);
+		free(b);
+		fgit_buf_setlen(&dir, keep);
+	}
+	if (d)
+		closedir(d);
+	fgit_buf_release(&dir);
+	fgit_buf_release(&as);
+	return r;
+}
+
+/*
+ * git walks logs/ depth-first in directory order (its files reflog
+ * iterator does not sort), keeping the names of refs that resolve; so do
+ * we, so that `reflog expire --all --verbose` prints in git's order.
+ * NEEDSWORK: in a linked worktree git merges its own and the common logs
+ * by name; we list ours first.
+ */
+int fgit_reflog_foreach_name(struct fgit_refdb *db, unsigned int flags,
 			     int (*cb)(const char *name, void *payload), void *payload)
 {
 	struct name_list l = { NULL, 0, 0 };
 	struct fgit_buf rel = FGIT_BUF_INIT;
 	size_t i;
-	int r;
+	int r, two = strcmp(db->common_dir, db->git_dir) != 0;
 
-	fgit_buf_adds(&rel, "refs/");
-	r = walk_logs(&l, db->common_dir, &rel);
-	if (!r && strcmp(db->common_dir, db->git_dir)) {
-		fgit_buf_reset(&rel);
-		fgit_buf_adds(&rel, "refs/");
+	if (two) {
+		/* a linked worktree: its own HEAD and per-worktree logs */
 		r = walk_logs(&l, db->git_dir, &rel);
+		fgit_buf_reset(&rel);
+		if (!r)
+			r = walk_logs(&l, db->common_dir, &rel);
+	} else {
+		r = walk_logs(&l, db->common_dir, &rel);
 	}
-	if (!r && fgit_reflog_exists(db, "HEAD"))
-		r = name_add(&l, "HEAD");
-	if (!r) {
-		qsort(l.v, l.nr, sizeof(*l.v), cmp_str);
-		for (i = 0; i < l.nr && !r; i++)
-			if (!i || strcmp(l.v[i - 1], l.v[i]))
-				r = cb(l.v[i], payload);
+	if (!r && (flags & FGIT_REFLOG_ALL_WORKTREES))
+		r = walk_other_worktrees(&l, db);
+	for (i = 0; i < l.nr && !r; i++) {
+		size_t j;
+		int dup = 0;
+		for (j = 0; two && j < i && !dup; j++)
+			dup = !strcmp(l.v[j], l.v[i]);
+		if (dup || fgit_refdb_resolve(NULL, NULL, NULL, db, l.v[i])) {
+			fgit_error_clear();
+			continue;
+		}
+		r = cb(l.v[i], payload);
 	}
 	for (i = 0; i < l.nr; i++)
 		free(l.v[i]);
@@ -269,7 +338,8 @@ int fgit_reflog_rewrite(struct fgit_refdb *db, const char *name, unsigned int fl
 		r = fgit_error_set(FGIT_ENOMEM, "out of memory");
 		goto out;
 	}
-	if ((r = fgit_lockfile_acquire(&ref_lock, ref_path, 0))) {
+	if ((r = fgit_lockfile_acquire_timeout(&ref_lock, ref_path, 0,
+						 db->ref_lock_timeout_ms))) {
 		r = refs_lock_error(r, name);
 		goto out;
 	}

@@ -43,6 +43,8 @@ int fgit_refdb_open(struct fgit_refdb **out, const char *git_dir,
 	db->packed_path = db->common_dir ? path_join(db->common_dir, "packed-refs") : NULL;
 	db->algo = algo ? algo : FGIT_HASH_SHA1;
 	db->log_refs = FGIT_LOG_REFS_NORMAL;
+	db->ref_lock_timeout_ms = 100;
+	db->packed_lock_timeout_ms = 1000;
 	pthread_mutex_init(&db->lock, NULL);
 	if (!db->git_dir || !db->common_dir || !db->packed_path) {
 		fgit_refdb_free(db);
@@ -111,8 +113,17 @@ static int parse_packed(struct packed_snapshot *s, const char *path, size_t size
 		lineno++;
 		if (len && line[len - 1] == '\r')
 			line[--len] = '\0';
-		if (lineno == 1 && !strncmp(line, "# pack-refs with:", 17))
+		if (lineno == 1 && !strncmp(line, "# pack-refs with:", 17)) {
+			/* traits are space-separated words after the colon */
+			struct fgit_buf t = FGIT_BUF_INIT;
+			fgit_buf_addf(&t, " %s ", line + 17);
+			if (strstr(t.ptr, " fully-peeled "))
+				s->peeled_trait = PEELED_FULLY;
+			else if (strstr(t.ptr, " peeled "))
+				s->peeled_trait = PEELED_TAGS;
+			fgit_buf_release(&t);
 			continue;
+		}
 		if (line[0] == '^') {
 			struct packed_ref *r;
 			if (!s->nr || len != hexsz + 1)
@@ -214,21 +225,31 @@ void refs_packed_put(struct fgit_refdb *db, struct packed_snapshot *s)
 	pthread_mutex_unlock(&db->lock);
 }
 
-const struct packed_ref *refs_packed_find(const struct packed_snapshot *s, const char *name)
+int refs_packed_knows_peeled(const struct packed_snapshot *s, const struct packed_ref *p)
+{
+	return s->peeled_trait == PEELED_FULLY ||
+	       (s->peeled_trait == PEELED_TAGS && !strncmp(p->name, "refs/tags/", 10));
+}
+
+size_t refs_packed_lower_bound(const struct packed_snapshot *s, const char *name)
 {
 	size_t lo = 0, hi = s->nr;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(s->refs[mid].name, name);
-		if (!c)
-			return &s->refs[mid];
-		if (c < 0)
+		if (strcmp(s->refs[mid].name, name) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return NULL;
+	return lo;
+}
+
+const struct packed_ref *refs_packed_find(const struct packed_snapshot *s, const char *name)
+{
+	size_t i = refs_packed_lower_bound(s, name);
+
+	return i < s->nr && !strcmp(s->refs[i].name, name) ? &s->refs[i] : NULL;
 }
 
 /* ---- loose refs ---- */
@@ -242,9 +263,22 @@ int refs_is_per_worktree(const char *name)
 char *refs_path(struct fgit_refdb *db, const char *prefix, const char *name)
 {
 	struct fgit_buf buf = FGIT_BUF_INIT;
-	if (fgit_buf_addf(&buf, "%s/%s%s",
-			  refs_is_per_worktree(name) ? db->git_dir : db->common_dir,
-			  prefix, name))
+	const char *slash;
+	int r;
+
+	/* git's names for another worktree's refs: "main-worktree/HEAD",
+	 * "worktrees/<id>/HEAD" */
+	if (!strncmp(name, "main-worktree/", 14) && refs_is_per_worktree(name + 14))
+		r = fgit_buf_addf(&buf, "%s/%s%s", db->common_dir, prefix, name + 14);
+	else if (!strncmp(name, "worktrees/", 10) && (slash = strchr(name + 10, '/')) &&
+		 slash > name + 10 && refs_is_per_worktree(slash + 1))
+		r = fgit_buf_addf(&buf, "%s/%.*s/%s%s", db->common_dir, (int)(slash - name), name,
+				  prefix, slash + 1);
+	else
+		r = fgit_buf_addf(&buf, "%s/%s%s",
+				  refs_is_per_worktree(name) ? db->git_dir : db->common_dir,
+				  prefix, name);
+	if (r)
 		return NULL;
 	return fgit_buf_detach(&buf, NULL);
 }
@@ -747,4 +781,10 @@ int fgit_refdb_dwim_log(char **log_out, struct fgit_refdb *db, const char *name,
 	}
 	fgit_buf_release(&full);
 	return found;
+}
+
+void fgit_refdb_set_lock_timeouts(struct fgit_refdb *db, long ref_ms, long packed_ms)
+{
+	db->ref_lock_timeout_ms = ref_ms;
+	db->packed_lock_timeout_ms = packed_ms;
 }

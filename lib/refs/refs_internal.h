@@ -30,7 +30,13 @@ struct packed_snapshot {
 	char *mem;		/* the file, names point into it */
 	struct stat st;
 	int missing;
+	int peeled_trait;	/* PEELED_* from the header: which refs have known peeled values */
 };
+
+enum { PEELED_NONE, PEELED_TAGS, PEELED_FULLY };
+
+/* Does packed-refs know p's peeled value (a "^" line or its absence)? */
+int refs_packed_knows_peeled(const struct packed_snapshot *s, const struct packed_ref *p);
 
 struct fgit_refdb {
 	char *git_dir;
@@ -40,6 +46,8 @@ struct fgit_refdb {
 	pthread_mutex_t lock;
 	struct packed_snapshot *packed;
 	int log_refs;			/* enum fgit_log_refs_mode */
+	long ref_lock_timeout_ms;	/* core.filesRefLockTimeout */
+	long packed_lock_timeout_ms;	/* core.packedRefsTimeout */
 	int (*object_type)(const struct fgit_oid *oid, void *payload);
 	void *object_type_payload;
 };
@@ -49,6 +57,8 @@ struct fgit_refdb {
  * file changed), and its release. */
 int refs_packed_get(struct packed_snapshot **out, struct fgit_refdb *db);
 void refs_packed_put(struct fgit_refdb *db, struct packed_snapshot *s);
+/* The index of the first packed ref not sorting before name. */
+size_t refs_packed_lower_bound(const struct packed_snapshot *s, const char *name);
 const struct packed_ref *refs_packed_find(const struct packed_snapshot *s, const char *name);
 int refs_packed_oid(struct fgit_oid *out, const struct packed_ref *p, int peeled,
 		    const char *path, int algo);

@@ -70,6 +70,8 @@ struct fgit_ref_transaction {
 	struct fgit_refdb *db;
 	struct ref_update **u;
 	size_t nr, alloc;
+	struct ref_update **sorted;	/* u by name, for lookups; rebuilt when nr changes */
+	size_t sorted_nr;
 	enum tx_state state;
 	struct fgit_lockfile *packed_lock;
 };
@@ -110,6 +112,7 @@ void fgit_ref_transaction_abort(struct fgit_ref_transaction *tx)
 	for (i = 0; i < tx->nr; i++)
 		update_free(tx->u[i]);
 	tx->nr = 0;
+	tx->sorted_nr = 0;
 	fgit_lockfile_rollback(tx->packed_lock);
 	tx->packed_lock = NULL;
 	tx->state = TX_CLOSED;
@@ -121,6 +124,7 @@ void fgit_ref_transaction_free(struct fgit_ref_transaction *tx)
 		return;
 	fgit_ref_transaction_abort(tx);
 	free(tx->u);
+	free(tx->sorted);
 	free(tx);
 }
 
@@ -238,43 +242,91 @@ int fgit_ref_transaction_symref(struct fgit_ref_transaction *tx, const char *nam
 	return 0;
 }
 
+static int cmp_updates(const void *a, const void *b)
+{
+	return strcmp((*(struct ref_update *const *)a)->name, (*(struct ref_update *const *)b)->name);
+}
+
+/* Big transactions (update-ref --stdin) look names up often: keep a
+ * sorted view.  Returns 0, or -1 without memory (callers then scan). */
+static int sort_updates(struct fgit_ref_transaction *tx)
+{
+	struct ref_update **v;
+
+	if (tx->sorted && tx->sorted_nr == tx->nr)
+		return 0;
+	v = realloc(tx->sorted, (tx->nr ? tx->nr : 1) * sizeof(*v));
+	if (!v)
+		return -1;
+	memcpy(v, tx->u, tx->nr * sizeof(*v));
+	qsort(v, tx->nr, sizeof(*v), cmp_updates);
+	tx->sorted = v;
+	tx->sorted_nr = tx->nr;
+	return 0;
+}
+
+/* The index in tx->sorted of the first update not sorting before name. */
+static size_t lower_bound(struct fgit_ref_transaction *tx, const char *name)
+{
+	size_t lo = 0, hi = tx->sorted_nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(tx->sorted[mid]->name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 static struct ref_update *find_update(struct fgit_ref_transaction *tx, const char *name)
 {
 	size_t i;
 
+	if (!sort_updates(tx)) {
+		i = lower_bound(tx, name);
+		return i < tx->sorted_nr && !strcmp(tx->sorted[i]->name, name) ? tx->sorted[i] : NULL;
+	}
 	for (i = 0; i < tx->nr; i++)
 		if (!strcmp(tx->u[i]->name, name))
 			return tx->u[i];
 	return NULL;
 }
 
-static int cmp_names(const void *a, const void *b)
+/* An update whose name starts with "<name>/", or NULL. */
+static struct ref_update *find_update_below(struct fgit_ref_transaction *tx, const char *name)
 {
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
+	size_t len = strlen(name), i;
+
+	if (!sort_updates(tx)) {
+		struct fgit_buf b = FGIT_BUF_INIT;
+		fgit_buf_addf(&b, "%s/", name);
+		i = lower_bound(tx, b.ptr);
+		fgit_buf_release(&b);
+		return i < tx->sorted_nr && !strncmp(tx->sorted[i]->name, name, len) &&
+		       tx->sorted[i]->name[len] == '/' ? tx->sorted[i] : NULL;
+	}
+	for (i = 0; i < tx->nr; i++)
+		if (!strncmp(tx->u[i]->name, name, len) && tx->u[i]->name[len] == '/')
+			return tx->u[i];
+	return NULL;
 }
 
 static int check_duplicates(struct fgit_ref_transaction *tx)
 {
-	const char **names;
 	size_t i;
-	int r = 0;
 
 	if (tx->nr < 2)
 		return 0;
-	names = malloc(tx->nr * sizeof(*names));
-	if (!names)
+	if (sort_updates(tx))
 		return fgit_error_set(FGIT_ENOMEM, "out of memory");
-	for (i = 0; i < tx->nr; i++)
-		names[i] = tx->u[i]->name;
-	qsort(names, tx->nr, sizeof(*names), cmp_names);
-	for (i = 1; i < tx->nr; i++)
-		if (!strcmp(names[i - 1], names[i])) {
-			r = fgit_error_set(FGIT_EINVALID, "multiple updates for ref '%s' not allowed",
-					   names[i]);
-			break;
-		}
-	free(names);
-	return r;
+	for (i = 1; i < tx->sorted_nr; i++)
+		if (!strcmp(tx->sorted[i - 1]->name, tx->sorted[i]->name))
+			return fgit_error_set(FGIT_EINVALID,
+					      "multiple updates for ref '%s' not allowed",
+					      tx->sorted[i]->name);
+	return 0;
 }
 
 int refs_lock_error(int code, const char *name)
@@ -301,6 +353,44 @@ static int below_cb(const char *name, const struct fgit_oid *oid, unsigned int f
 }
 
 /*
+ * The first existing ref below "<name>/" (*out malloc'd, NULL if none):
+ * the loose directory is walked only if it exists, packed-refs searched.
+ */
+static int ref_below(char **out, struct fgit_refdb *db, const char *name)
+{
+	struct below_ctx c = { NULL };
+	struct packed_snapshot *s;
+	struct fgit_buf b = FGIT_BUF_INIT;
+	char *dir = refs_path(db, "", name);
+	struct stat st;
+	size_t i;
+	int r = 0;
+
+	*out = NULL;
+	if (!dir)
+		return fgit_error_set(FGIT_ENOMEM, "out of memory");
+	fgit_buf_addf(&b, "%s/", name);
+	if (!lstat(dir, &st) && S_ISDIR(st.st_mode)) {
+		r = fgit_refdb_foreach(db, b.ptr, below_cb, &c);
+		if (r > 0) {
+			*out = c.found;
+			r = 0;
+		}
+		goto out;
+	}
+	if ((r = refs_packed_get(&s, db)))
+		goto out;
+	i = refs_packed_lower_bound(s, b.ptr);
+	if (i < s->nr && !strncmp(s->refs[i].name, b.ptr, b.len))
+		*out = strdup(s->refs[i].name);
+	refs_packed_put(db, s);
+out:
+	free(dir);
+	fgit_buf_release(&b);
+	return r;
+}
+
+/*
  * Whether name can be created, as git's refs_verify_refname_available()
  * decides: no existing ref may be a leading part of it ("refs/heads/a"
  * blocks "refs/heads/a/b") nor have it as a leading part, and no other
@@ -311,17 +401,17 @@ static int check_available(struct fgit_ref_transaction *tx, const char *name)
 	struct fgit_buf b = FGIT_BUF_INIT;
 	struct below_ctx c = { NULL };
 	const char *slash;
-	size_t i, len = strlen(name);
 	int r = 0;
 
 	for (slash = strchr(name, '/'); slash; slash = strchr(slash + 1, '/')) {
 		fgit_buf_reset(&b);
 		fgit_buf_add(&b, name, (size_t)(slash - name));
-		if (fgit_refdb_exists(tx->db, b.ptr)) {
+		if (!fgit_refdb_read_raw(NULL, NULL, NULL, tx->db, b.ptr)) {
 			r = fgit_error_set(FGIT_EEXISTS, "'%s' exists; cannot create '%s'",
 					   b.ptr, name);
 			goto out;
 		}
+		fgit_error_clear();
 		if (find_update(tx, b.ptr)) {
 			r = fgit_error_set(FGIT_EEXISTS,
 					   "cannot process '%s' and '%s' at the same time",
@@ -329,26 +419,21 @@ static int check_available(struct fgit_ref_transaction *tx, const char *name)
 			goto out;
 		}
 	}
-	if (!strncmp(name, "refs/", 5)) {
-		fgit_buf_reset(&b);
-		fgit_buf_addf(&b, "%s/", name);
-		r = fgit_refdb_foreach(tx->db, b.ptr, below_cb, &c);
-		if (r > 0) {
-			r = fgit_error_set(FGIT_EEXISTS, "'%s' exists; cannot create '%s'",
-					   c.found, name);
-			goto out;
-		}
-		if (r < 0)
-			goto out;
+	if (!strncmp(name, "refs/", 5) && (r = ref_below(&c.found, tx->db, name)) < 0)
+		goto out;
+	if (c.found) {
+		r = fgit_error_set(FGIT_EEXISTS, "'%s' exists; cannot create '%s'", c.found, name);
+		goto out;
 	}
-	for (i = 0; i < tx->nr; i++) {
-		const char *o = tx->u[i]->name;
-		if (!strncmp(o, name, len) && o[len] == '/') {
+	{
+		struct ref_update *o = find_update_below(tx, name);
+		if (o) {
 			r = fgit_error_set(FGIT_EEXISTS,
-					   "cannot process '%s' and '%s' at the same time", name, o);
+					   "cannot process '%s' and '%s' at the same time", name, o->name);
 			goto out;
 		}
 	}
+	r = 0;
 out:
 	free(c.found);
 	fgit_buf_release(&b);
@@ -524,7 +609,7 @@ static int lock_one(struct fgit_ref_transaction *tx, struct ref_update *u)
 	if (u->flags & U_SYMREF) {
 		/* git's lock_ref_oid_basic(): the lock file's own message */
 		make_leading_dirs(path);
-		if ((r = fgit_lockfile_acquire(&u->lock, path, 0)))
+		if ((r = fgit_lockfile_acquire_timeout(&u->lock, path, 0, db->ref_lock_timeout_ms)))
 			goto out;
 		goto locked;
 	}
@@ -532,11 +617,14 @@ static int lock_one(struct fgit_ref_transaction *tx, struct ref_update *u)
 		int e = errno;
 		if ((e == ENOTDIR || e == EEXIST) && (r = check_available(tx, u->name)))
 			r = refs_lock_error(r, orig_name(u));
+		else if (e == ENOTDIR || e == EEXIST)
+			r = fgit_error_set(FGIT_EEXISTS, "cannot lock ref '%s': unable to create lock "
+					   "file %s.lock; non-directory in the way", orig_name(u), path);
 		else
 			r = fgit_error_set(FGIT_ERROR, "unable to create directory for %s", path);
 		goto out;
 	}
-	r = fgit_lockfile_acquire(&u->lock, path, 0);
+	r = fgit_lockfile_acquire_timeout(&u->lock, path, 0, db->ref_lock_timeout_ms);
 	if (r) {
 		r = refs_lock_error(r, orig_name(u));
 		goto out;
@@ -548,7 +636,7 @@ locked:
 	if (r && r != FGIT_ENOTFOUND && r != FGIT_EINVALID)
 		goto out;
 	fgit_error_clear();
-	if (r == FGIT_EINVALID && (u->flags & U_HAVE_OLD)) {
+	if (r == FGIT_EINVALID && !(u->flags & U_SYMREF)) {
 		r = fgit_error_set(FGIT_EINVALID,
 			"cannot lock ref '%s': unable to resolve reference '%s': reference broken",
 			orig_name(u), u->name);
@@ -696,7 +784,11 @@ static int split_head(struct fgit_ref_transaction *tx, struct ref_update *u,
 	return 0;
 }
 
-/* Write packed-refs without the refs deleted, through packed-refs.lock. */
+/*
+ * Write packed-refs without the refs deleted, through packed-refs.lock.
+ * NEEDSWORK: an old file without the fully-peeled trait keeps its peeled
+ * lines as they are; git would peel the other refs through the objects.
+ */
 static int prepare_packed(struct fgit_ref_transaction *tx)
 {
 	struct fgit_refdb *db = tx->db;
@@ -711,7 +803,8 @@ static int prepare_packed(struct fgit_ref_transaction *tx)
 	if (!needed)
 		return 0;
 	/* git locks packed-refs for every deletion, needed or not */
-	if ((r = fgit_lockfile_acquire(&tx->packed_lock, db->packed_path, 0)))
+	if ((r = fgit_lockfile_acquire_timeout(&tx->packed_lock, db->packed_path, 0,
+						 db->packed_lock_timeout_ms)))
 		return r;
 	if ((r = refs_packed_get(&s, db)))
 		return r;
@@ -750,7 +843,9 @@ static int prepare(struct fgit_ref_transaction *tx)
 
 	if ((r = check_duplicates(tx)))
 		goto fail;
-	if (fgit_refdb_read_raw(NULL, &head_ref, &hflags, tx->db, "HEAD") ||
+	/* HEAD's branch (for its reflog); pack-refs' pruning does not need it */
+	if ((tx->nr == 1 && (tx->u[0]->flags & U_PRUNING)) ||
+	    fgit_refdb_read_raw(NULL, &head_ref, &hflags, tx->db, "HEAD") ||
 	    !(hflags & FGIT_REF_SYMBOLIC)) {
 		free(head_ref);
 		head_ref = NULL;

@@ -93,6 +93,17 @@ static enum fgit_log_refs_mode log_refs_mode(struct fgit_repo *repo)
 	return b > 0 ? FGIT_LOG_REFS_NORMAL : FGIT_LOG_REFS_NONE;
 }
 
+static long config_ms(struct fgit_repo *repo, const char *key, long def)
+{
+	int64_t v;
+
+	if (fgit_config_get_int64(&v, repo->config, key)) {
+		fgit_error_clear();
+		return def;
+	}
+	return (long)v;
+}
+
 int fgit_repo_refdb(struct fgit_refdb **out, struct fgit_repo *repo)
 {
 	int r = 0;
@@ -110,6 +121,9 @@ int fgit_repo_refdb(struct fgit_refdb **out, struct fgit_repo *repo)
 			repo->refdb_free = fgit_refdb_free;
 			fgit_refdb_set_log_refs(repo->refdb, log_refs_mode(repo));
 			fgit_refdb_set_object_type_cb(repo->refdb, refdb_object_type, repo);
+			fgit_refdb_set_lock_timeouts(repo->refdb,
+				config_ms(repo, "core.filesreflocktimeout", 100),
+				config_ms(repo, "core.packedrefstimeout", 1000));
 		}
 	}
 	if (!r)

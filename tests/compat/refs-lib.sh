@@ -13,7 +13,8 @@ ref_state()
 {
 	(cd "$1/.git" &&
 	 find refs logs 2>/dev/null | sort &&
-	 for f in HEAD packed-refs $(find refs logs -type f 2>/dev/null | sort); do
+	 for f in HEAD packed-refs $(find refs logs -type f 2>/dev/null | sort) \
+		  $(find worktrees -path "*/logs/*" -type f -o -name HEAD 2>/dev/null | sort); do
 		[ -f "$f" ] && { echo "== $f"; cat "$f"; }
 	 done) 2>&1
 }

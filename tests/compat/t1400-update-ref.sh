@@ -30,6 +30,7 @@ test_expect_success 'delete: loose, packed, through HEAD, with old values' '
 		\$X update-ref -d refs/heads/loose HEAD~1; echo \$?;
 		\$X update-ref -d refs/heads/loose HEAD &&
 		\$X update-ref -d refs/heads/nosuch && \$X update-ref -d refs/heads/nosuch HEAD; echo \$?;
+		\$X update-ref -d refs/tags/light \"\" && \$X update-ref -d refs/tags/vv 0000000000000000000000000000000000000000;
 		\$X update-ref -d HEAD"'
 
 test_expect_success 'core.logAllRefUpdates and --create-reflog' '
@@ -71,6 +72,21 @@ test_expect_success 'bad names and values, usage' '
 		\$X update-ref refs/heads/blob HEAD:a; echo \$?;
 		\$X update-ref refs/heads/nx 1234567890123456789012345678901234567890; echo \$?;
 		\$X update-ref refs/tags/blob HEAD:a"'
+
+test_expect_success 'symref chains, HEAD and its branch in one transaction' '
+	both setup_repo "printf \"update HEAD HEAD~1\nupdate refs/heads/main HEAD~1\n\" | \$X update-ref --stdin;
+		printf \"update refs/heads/main HEAD~1\nupdate HEAD HEAD~1\n\" | \$X update-ref --stdin;
+		git symbolic-ref refs/heads/sym HEAD && \$X update-ref -m chain refs/heads/sym HEAD~1 &&
+		\$X update-ref refs/remotes/origin/HEAD HEAD && \$X update-ref --no-deref -d refs/remotes/origin/HEAD &&
+		\$X update-ref --no-deref refs/remotes/origin/HEAD HEAD~1"'
+
+test_expect_success 'broken refs, loose over packed' '
+	both setup_packed "echo garbage >.git/refs/heads/broken; \$X update-ref refs/heads/broken HEAD; echo \$?;
+		\$X update-ref refs/heads/broken HEAD HEAD; echo \$?; \$X update-ref -d refs/heads/broken; echo \$?;
+		\$X update-ref refs/heads/broken/x HEAD; echo \$?; rm -f .git/refs/heads/broken;
+		\$X update-ref refs/heads/side HEAD && \$X update-ref -d refs/heads/side &&
+		\$X update-ref -d refs/tags/v1 && \$X update-ref refs/tags/v1/x HEAD &&
+		printf \"delete refs/heads/main\ncreate refs/heads/main/x HEAD\n\" | \$X update-ref --stdin; echo \$?"'
 
 cat >"$TRASH/stdin1" <<IN
 update refs/heads/s1 HEAD

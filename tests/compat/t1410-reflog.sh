@@ -43,6 +43,10 @@ test_expect_success 'expire --rewrite --updateref, -n --verbose' '
 	both setup_logs "\$X reflog expire --dry-run --verbose --expire=45.days.ago main" &&
 	both setup_logs "\$X reflog expire --verbose --expire-unreachable=now main" &&
 	both setup_logs "\$X reflog expire --expire=now --updateref main"'
+test_expect_success 'expire --all --verbose, in git order' '
+	both setup_logs "git update-ref refs/heads/zz HEAD; git update-ref refs/heads/aa HEAD;
+		\$X reflog expire --all --verbose --dry-run --expire=all;
+		\$X reflog expire --all --verbose --expire=45.days.ago"'
 test_expect_success 'expire: config defaults and patterns' '
 	both setup_logs "\$X -c gc.reflogExpire=60.days.ago reflog expire --all" &&
 	both setup_logs "\$X -c gc.reflogExpireUnreachable=never reflog expire main" &&
@@ -61,5 +65,19 @@ test_expect_success 'exists' '
 	both setup_logs "\$X reflog exists refs/heads/main; echo \$?;
 		\$X reflog exists main; echo \$?; \$X reflog exists HEAD; echo \$?;
 		\$X reflog exists refs/heads/a..b; echo \$?; \$X reflog exists; echo \$?"'
+
+setup_wt() { rm -rf ../wt2 && setup_logs && git worktree add -q ../wt2 -b b2 HEAD~1 &&
+	GIT_COMMITTER_DATE=$(ago 50) git -C ../wt2 update-ref -m wt HEAD main; }
+test_expect_success 'expire --all with a linked worktree' '
+	both setup_wt "\$X reflog expire --expire=45.days.ago --all" &&
+	both setup_wt "\$X reflog expire --expire=45.days.ago --all --single-worktree" &&
+	both setup_wt "cd ../wt2 && \$X reflog expire --expire=45.days.ago --all" &&
+	both setup_wt "cd ../wt2 && \$X update-ref -m x HEAD main && \$X symbolic-ref HEAD refs/heads/other &&
+		\$X update-ref refs/bisect/bad HEAD && \$X pack-refs --all && \$X reflog expire --expire=all --all"'
+test_expect_success 'show (plain form)' '
+	both setup_logs "git update-ref refs/heads/gone HEAD && git update-ref -d refs/heads/gone &&
+		\$X reflog; \$X reflog show; \$X reflog show main; \$X reflog refs/heads/other;
+		\$X reflog show HEAD~1; \$X reflog nosuch; echo \$?;
+		\$X reflog show main@{2}; \$X reflog @{1}; \$X reflog HEAD@{3}; \$X reflog main@{99}; echo \$?"'
 
 test_done

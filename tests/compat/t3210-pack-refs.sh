@@ -22,6 +22,21 @@ rm_broken()
 	rm -f .git/refs/heads/broken .git/refs/heads/missing .git/refs/tags/missing
 }
 
+# packed-refs as older gits wrote it: no header, or "peeled" only
+setup_old()
+{
+	setup_repo && git pack-refs --all &&
+	grep -v "^[#^]" .git/packed-refs >.git/p && mv .git/p .git/packed-refs &&
+	git update-ref refs/heads/new HEAD
+}
+setup_old_tags()
+{
+	setup_old && { echo "# pack-refs with: peeled "; cat .git/packed-refs; } >.git/p &&
+	mv .git/p .git/packed-refs
+}
+
+test_expect_success 'pack-refs over an old packed-refs (no header, peeled only)' '
+	both setup_old "\$X pack-refs --all" && both setup_old_tags "\$X pack-refs --all"'
 test_expect_success 'pack-refs (tags only)' 'both setup_repo "\$X pack-refs"'
 test_expect_success 'pack-refs --all' 'both setup_repo "\$X pack-refs --all"'
 test_expect_success 'pack-refs --all --no-prune, then --prune' '

@@ -144,3 +144,29 @@ void cli_index_write_opts(struct fgit_index_write_opts *wo, struct fgit_repo *re
 		wo->threads = v;
 	fgit_error_clear();
 }
+
+int cli_add_report_common(enum fgit_add_event ev, const char *path, const char *msg)
+{
+	const char *p, *nl;
+
+	switch (ev) {
+	case FGIT_ADD_WARNING:
+		warning("%s", msg);
+		return 0;
+	case FGIT_ADD_ERROR:
+		error("%s", msg);
+		return 0;
+	case FGIT_ADD_FATAL:
+		die("%s", msg);
+	case FGIT_ADD_FAILED:
+		for (p = msg; p; p = nl ? nl + 1 : NULL) {
+			nl = strchr(p, '\n');
+			error("%.*s", nl ? (int)(nl - p) : (int)strlen(p), p);
+		}
+		if (!strstr(msg, "does not have a commit checked out"))
+			error("unable to index file '%s'", path);
+		return 1;
+	default:
+		return 0;
+	}
+}

@@ -27,6 +27,14 @@ void cli_add_options(struct fgit_add_options *o, struct fgit_repo *repo, const c
 /* The standard excludes (core.excludesFile, info/exclude, .gitignore),
  * with core.ignorecase; workdir ".". */
 struct fgit_ignore *cli_standard_ignore(struct fgit_repo *repo);
+/*
+ * The messages of an add event that every command prints the same way
+ * (warnings, filter errors, fatal conversion errors, a file that could
+ * not be read: "error: <why>" lines then "error: unable to index file").
+ * Returns 1 when it printed something for a failed path, 0 otherwise.
+ */
+enum fgit_add_event;
+int cli_add_report_common(enum fgit_add_event ev, const char *path, const char *msg);
 /* index.version, index.threads, index.recordEndOfIndexEntries, ... */
 void cli_index_write_opts(struct fgit_index_write_opts *wo, struct fgit_repo *repo);
 

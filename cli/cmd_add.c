@@ -76,7 +76,6 @@ static void print_embedded_advice(const char *name)
 static int report(enum fgit_add_event ev, const char *path, const char *msg, void *payload)
 {
 	struct add_state *s = payload;
-	const char *p, *nl;
 
 	switch (ev) {
 	case FGIT_ADD_ADDED:
@@ -96,20 +95,11 @@ static int report(enum fgit_add_event ev, const char *path, const char *msg, voi
 			printf("remove '%s'\n", path);
 		return 0;
 	case FGIT_ADD_WARNING:
-		warning("%s", msg);
-		return 0;
 	case FGIT_ADD_ERROR:
-		error("%s", msg);
-		return 0;
 	case FGIT_ADD_FATAL:
-		die("%s", msg);
+		return cli_add_report_common(ev, path, msg);
 	case FGIT_ADD_FAILED:
-		for (p = msg; p; p = nl ? nl + 1 : NULL) {
-			nl = strchr(p, '\n');
-			error("%.*s", nl ? (int)(nl - p) : (int)strlen(p), p);
-		}
-		if (!strstr(msg, "does not have a commit checked out"))
-			error("unable to index file '%s'", path);
+		cli_add_report_common(ev, path, msg);
 		s->failed = 1;
 		if (!s->ignore_errors)
 			die(s->updating ? "updating files failed" : "adding files failed");

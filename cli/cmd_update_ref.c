@@ -409,8 +409,10 @@ CLI_CMD(update_ref)
 			error("refusing to update ref with bad name '%s'", refname);
 			return 1;
 		}
-		if (fgit_refdb_update(db, refname, NULL, oldval ? &oldoid : NULL, default_flags,
-				      msg, committer)) {
+		/* as git: a zero old value means no check */
+		if (fgit_refdb_update(db, refname, NULL,
+				      oldval && !fgit_oid_is_zero(&oldoid) ? &oldoid : NULL,
+				      default_flags, msg, committer)) {
 			error_last();
 			return 1;
 		}

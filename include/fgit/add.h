@@ -35,6 +35,12 @@ enum fgit_add_flags {
 	FGIT_ADD_IGNORE_REMOVAL = 1 << 2,
 	/* Hash only, never write objects (update-index --info-only). */
 	FGIT_ADD_HASH_ONLY = 1 << 3,
+	/*
+	 * Refresh stat data only (git's refresh_index): an entry whose file
+	 * has the same content gets the new stat data; a changed or missing
+	 * file is left as it is; nothing is written to the object database.
+	 */
+	FGIT_ADD_REFRESH_ONLY = 1 << 4,
 };
 
 /* What happened to one path, reported in order. */

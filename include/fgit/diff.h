@@ -130,4 +130,17 @@ int fgit_diff_renames(struct fgit_rename_result *res, int *too_many,
 		      const struct fgit_rename_file *dst, size_t ndst,
 		      struct fgit_odb *odb, const struct fgit_rename_opts *opts);
 
+
+/*
+ * What `git commit` prints under its "[branch id] subject" line: the
+ * --shortstat line and the --summary lines ("create mode", "delete mode",
+ * "mode change", "rename a => b (100%)") of the change from old_tree (NULL:
+ * the empty tree, a root commit) to new_tree, appended to out.  Nothing
+ * when the trees are equal.  With `renames` (diff.renames, on by default)
+ * exact renames are paired.  NEEDSWORK: inexact (similarity) renames.
+ */
+int fgit_diff_commit_summary(struct fgit_buf *out, struct fgit_odb *odb,
+			     const struct fgit_oid *old_tree, const struct fgit_oid *new_tree,
+			     int renames);
+
 #endif

@@ -296,6 +296,35 @@ int fgit_index_cache_tree_foreach(const struct fgit_index *idx,
 /* Drop the whole cache tree. */
 void fgit_index_cache_tree_clear(struct fgit_index *idx);
 
+enum fgit_write_tree_flags {
+	/* Entries whose object is missing are fine (write-tree --missing-ok). */
+	FGIT_WRITE_TREE_MISSING_OK = 1 << 0,
+	/* Rebuild every tree, valid cache-tree nodes or not. */
+	FGIT_WRITE_TREE_IGNORE_CACHE_TREE = 1 << 1,
+};
+/*
+ * Write the index's trees to odb (git's cache_tree_update): directories
+ * whose cache-tree node is valid (and whose tree exists) are reused, the
+ * others serialized, written and recorded in the cache tree.  Intent-to-add
+ * entries are left out.  *out is the root tree; *changed_out (may be NULL)
+ * says whether the cache tree changed (the index should then be written
+ * back).  FGIT_EINVALID for an unmerged entry ("<path>: unmerged (<hex>)")
+ * or a missing object ("invalid object <mode> <hex> for '<path>'").
+ */
+struct fgit_odb;
+int fgit_index_write_tree(struct fgit_oid *out, int *changed_out, struct fgit_index *idx,
+			  struct fgit_odb *odb, unsigned int flags);
+
+/*
+ * Add every entry of tree (recursively) to idx, which should be empty
+ * (git's read-tree of one tree): stage-0 entries without stat data, and
+ * the cache tree primed from the tree's own subtrees, so later writes
+ * rebuild only what changes.  FGIT_ENOTFOUND for a missing object,
+ * FGIT_EINVALID for a corrupt or non-tree one.
+ */
+int fgit_index_read_tree(struct fgit_index *idx, struct fgit_odb *odb,
+			 const struct fgit_oid *tree);
+
 /* ---- resolve undo (REUC) ---- */
 
 struct fgit_index_reuc {

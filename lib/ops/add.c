@@ -172,6 +172,8 @@ static void do_job(struct run *rn, struct job *j, int worker)
 	fgit_buf_setlen(fs, rn->fs_base);
 	fgit_buf_adds(fs, j->path);
 	if (lstat(fs->ptr, &st)) {
+		if (o->flags & FGIT_ADD_REFRESH_ONLY)
+			return;
 		if (j->tracked && (errno == ENOENT || errno == ENOTDIR)) {
 			j->res = (o->flags & FGIT_ADD_IGNORE_REMOVAL) ? R_NOTHING : R_REMOVED;
 			return;
@@ -189,6 +191,10 @@ static void do_job(struct run *rn, struct job *j, int worker)
 		if ((j->old.flags & FGIT_INDEX_ASSUME_VALID))
 			return;
 	}
+	if ((o->flags & FGIT_ADD_REFRESH_ONLY) &&
+	    (!j->tracked || j->old.stage || (j->old.flags & FGIT_INDEX_INTENT_TO_ADD) ||
+	     S_ISDIR(st.st_mode)))
+		return;
 	if (S_ISDIR(st.st_mode)) {
 		if (j->tracked && (j->old.mode & 0170000) != 0160000) {
 			/* a file replaced by a directory: the file is gone */
@@ -294,7 +300,7 @@ static void do_job(struct run *rn, struct job *j, int worker)
 			if (fgit_convert_may_change(&ca, &o->conv)) {
 				struct fgit_buf *cv = &rn->conv[worker];
 				r = fgit_convert_to_git(cv, j->path, content, len, &ca, &o->conv,
-							(o->flags & (FGIT_ADD_DRY_RUN | FGIT_ADD_HASH_ONLY))
+							(o->flags & (FGIT_ADD_DRY_RUN | FGIT_ADD_HASH_ONLY | FGIT_ADD_REFRESH_ONLY))
 							? 0 : FGIT_CONV_CHECK_ROUNDTRIP, &hooks);
 				if (r == FGIT_ENOTSUPP) {
 					rn->fatal = r;
@@ -313,7 +319,7 @@ static void do_job(struct run *rn, struct job *j, int worker)
 			}
 		}
 	}
-	if (o->flags & (FGIT_ADD_DRY_RUN | FGIT_ADD_HASH_ONLY))
+	if (o->flags & (FGIT_ADD_DRY_RUN | FGIT_ADD_HASH_ONLY | FGIT_ADD_REFRESH_ONLY))
 		r = fgit_hash_object(&e->oid, rn->algo, FGIT_OBJ_BLOB, content, len);
 	else
 		r = fgit_odb_write(&e->oid, o->odb, FGIT_OBJ_BLOB, content, len);
@@ -326,6 +332,13 @@ static void do_job(struct run *rn, struct job *j, int worker)
 	if (j->tracked && !j->old.stage && fgit_oid_equal(&e->oid, &j->old.oid) &&
 	    e->mode == j->old.mode && !(j->old.flags & FGIT_INDEX_INTENT_TO_ADD))
 		j->res = R_SAME;
+	if ((o->flags & FGIT_ADD_REFRESH_ONLY) && j->res != R_SAME) {
+		j->e = NULL;
+		j->res = R_NOTHING;
+		goto fail;
+	}
+	if (j->res == R_SAME)
+		e->flags |= j->old.flags & FGIT_INDEX_ONDISK_FLAGS;
 	return;
 fail:
 	fgit_index_entry_free(e);

@@ -30,6 +30,7 @@ test_expect_success 'delete: loose, packed, through HEAD, with old values' '
 		\$X update-ref -d refs/heads/loose HEAD~1; echo \$?;
 		\$X update-ref -d refs/heads/loose HEAD &&
 		\$X update-ref -d refs/heads/nosuch && \$X update-ref -d refs/heads/nosuch HEAD; echo \$?;
+		\$X update-ref -d refs/tags/light \"\" && \$X update-ref -d refs/tags/vv 0000000000000000000000000000000000000000;
 		\$X update-ref -d HEAD"'
 
 test_expect_success 'core.logAllRefUpdates and --create-reflog' '

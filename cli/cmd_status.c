@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
+#include <sys/utsname.h>
 #include "cli.h"
 #include "wt_setup.h"
 #include "attr_setup.h"
@@ -1159,6 +1160,78 @@ static void write_index_back(struct st *s, struct fgit_index *idx, const char *p
 		fgit_error_clear();	/* opportunistic, as git's update_index_if_able */
 }
 
+/* Is `oid` what the untracked cache records for this exclude file? */
+static int exclude_file_ok(const struct fgit_oid *oid, const char *path)
+{
+	struct fgit_buf b = FGIT_BUF_INIT;
+	int ok;
+	if (!path || fgit_buf_read_file(&b, path) < 0)
+		ok = fgit_oid_is_zero(oid);	/* no file: a null id */
+	else
+		ok = fgit_untr_exclude_oid_matches(oid, b.ptr, b.len);
+	fgit_error_clear();
+	fgit_buf_release(&b);
+	return ok;
+}
+
+/*
+ * git's validate_untracked_cache: the cache may be used for a plain
+ * whole-tree `status -unormal` built with the same flags, on this machine
+ * and work tree, with unchanged info/exclude and core.excludesFile.
+ */
+static struct fgit_untr *usable_untracked_cache(struct st *s, struct fgit_index *idx,
+						const struct fgit_pathspec *ps)
+{
+	struct fgit_untr *u = NULL;
+	struct fgit_buf ident = FGIT_BUF_INIT, p = FGIT_BUF_INIT;
+	struct utsname un;
+	const char *v, *id;
+	int bv, ok = 0;
+
+	if (!fgit_index_has_untracked_cache(idx) || s->untracked_mode != FGIT_STATUS_UNTRACKED_NORMAL ||
+	    s->ignored_mode || ps)
+		return NULL;
+	if (!fgit_config_get_bool(&bv, s->cfg, "core.untrackedcache") && !bv)
+		goto out;
+	if (fgit_index_untracked_cache_parse(&u, idx))
+		goto out;
+	/* DIR_SHOW_OTHER_DIRECTORIES | DIR_HIDE_EMPTY_DIRECTORIES */
+	if (u->dir_flags != 6 || strcmp(u->per_dir, ".gitignore") || uname(&un))
+		goto out;
+	fgit_buf_addf(&ident, "Location %s, system %s", fgit_repo_work_tree(s->repo), un.sysname);
+	for (id = u->ident; id < u->ident + u->ident_len; id += strlen(id) + 1)
+		if (!strcmp(id, ident.ptr))
+			break;
+	if (id >= u->ident + u->ident_len)
+		goto out;
+	fgit_buf_addf(&p, "%s/info/exclude", fgit_repo_common_dir(s->repo));
+	if (!exclude_file_ok(&u->info_exclude_oid, p.ptr))
+		goto out;
+	fgit_buf_reset(&p);
+	if (fgit_config_get_string(&v, s->cfg, "core.excludesfile") == 0 && v) {
+		if (v[0] == '~' && v[1] == '/' && getenv("HOME"))
+			fgit_buf_addf(&p, "%s%s", getenv("HOME"), v + 1);
+		else
+			fgit_buf_adds(&p, v);
+	} else if (getenv("XDG_CONFIG_HOME") && *getenv("XDG_CONFIG_HOME")) {
+		fgit_buf_addf(&p, "%s/git/ignore", getenv("XDG_CONFIG_HOME"));
+	} else if (getenv("HOME")) {
+		fgit_buf_addf(&p, "%s/.config/git/ignore", getenv("HOME"));
+	}
+	if (!exclude_file_ok(&u->excludes_file_oid, p.len ? p.ptr : NULL))
+		goto out;
+	ok = 1;
+out:
+	fgit_error_clear();
+	fgit_buf_release(&ident);
+	fgit_buf_release(&p);
+	if (!ok) {
+		fgit_untr_free(u);
+		u = NULL;
+	}
+	return u;
+}
+
 /* A submodule's own status, as git asks `git status --porcelain=2` there. */
 static int sub_cb(unsigned *flags, const char *path, void *payload)
 {
@@ -1242,6 +1315,7 @@ CLI_CMD(status)
 	struct fgit_status_options so = FGIT_STATUS_OPTIONS_INIT;
 	struct fgit_wt_stat_options sto;
 	struct conv_ctx conv;
+	struct fgit_untr *uc;
 	struct fgit_oid tree;
 	char *index_path;
 	char *resolved = NULL;
@@ -1368,8 +1442,12 @@ CLI_CMD(status)
 	}
 	so.submodule_cb = sub_cb;
 	so.submodule_payload = "";
+	uc = usable_untracked_cache(&s, idx, ps);
+	so.untracked_cache = uc;
 	if (fgit_status_collect(&s.s, &so))
 		die_last();
+	fgit_untr_free(uc);	/* it points into the index's bytes */
+	uc = NULL;
 	write_index_back(&s, idx, index_path);
 	if (s.s->rename_limit_needed) {
 		/* git's diff_warn_rename_limit */

@@ -786,6 +786,11 @@ static int strs_add(struct strs *s, const char *p, size_t len, int is_dir)
 	return 0;
 }
 
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 static int walk_cb(const char *path, size_t len, int is_dir, void *payload)
 {
 	return strs_add(payload, path, len, is_dir);
@@ -805,11 +810,25 @@ static int collect_untracked(struct fgit_status *st, const struct fgit_status_op
 	wo.cb = walk_cb;
 	wo.payload = &u;
 	if (o->untracked != FGIT_STATUS_UNTRACKED_NO) {
+		wo.untracked_cache = o->untracked_cache;
 		r = fgit_dirwalk(o->workdir, &wo);
+		wo.untracked_cache = NULL;
 		if (r > 0)
 			r = 0;
 		if (r)
 			goto out;
+		if (o->untracked_cache && u.nr > 1) {
+			/* cached names come in the cache's order, maybe twice */
+			size_t i, k = 1;
+			qsort(u.v, u.nr, sizeof(*u.v), str_cmp);
+			for (i = 1; i < u.nr; i++) {
+				if (!strcmp(u.v[i], u.v[k - 1]))
+					free(u.v[i]);
+				else
+					u.v[k++] = u.v[i];
+			}
+			u.nr = k;
+		}
 	}
 	if (o->ignored && o->ignore) {
 		wo.flags |= FGIT_DIRWALK_SHOW_IGNORED;

@@ -136,4 +136,27 @@ test_expect_success 'the untracked cache: git reads what fgit leaves, and core.u
 	! grep -q UNTR .git/index && git status -s >../g.out &&
 	cmp ../f.out ../g.out && fsck_ok'
 
+# fgit first, on the cache git left, then git (which refreshes it).
+fgit_first()
+{
+	"$FGIT" "$@" >"$CMP/fgit.out" 2>&1; f_rc=$?
+	git "$@" >"$CMP/git.out" 2>&1; g_rc=$?
+	cmp -s "$CMP/git.out" "$CMP/fgit.out" && [ "$g_rc" = "$f_rc" ] || _cmp_fail "$@"
+}
+
+test_expect_success 'using the untracked cache git wrote, after changes of every kind' '
+	git init -q ucw && cd ucw && mkdir -p a/b c && echo 1 >a/b/f && echo 2 >c/g && echo 3 >top &&
+	printf "*.o\n" >.gitignore && git add . && git commit -q -m1 && git config core.untrackedCache true &&
+	mkdir -p u/v && echo x >u/v/x && echo y >a/y && echo o >a/b/z.o && sleep 1 &&
+	git status >/dev/null && sleep 1 && git status >/dev/null &&
+	fgit_first status --porcelain && fgit_first status &&
+	echo n >a/b/new && fgit_first status --porcelain &&
+	rm a/y && fgit_first status --porcelain &&
+	echo "*.txt" >c/.gitignore && echo t >c/t.txt && echo k >c/k && fgit_first status --porcelain &&
+	echo "b/" >a/.gitignore && fgit_first status --porcelain &&
+	echo "k" >>.git/info/exclude && fgit_first status --porcelain &&
+	rm -rf u/v && fgit_first status --porcelain && mkdir -p w && echo w >w/w && fgit_first status -s &&
+	git add -f a/b/new && fgit_first status --porcelain && fgit_first status -uall --porcelain &&
+	fgit_first status --porcelain a && fgit_first status --ignored --porcelain && fsck_ok'
+
 test_done

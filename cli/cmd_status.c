@@ -177,6 +177,11 @@ struct st {
 	size_t ahead, behind;
 	int ab_done;
 	int in_merge;
+	int not_from_commit;		/* git's whence: a merge or cherry-pick */
+	int pick;			/* 1 cherry-pick, 2 revert in progress */
+	char *pick_abbrev;		/* its commit, abbreviated (NULL: none) */
+	int bisect;
+	char *bisect_from;		/* BISECT_START's branch */
 	struct fgit_buf out;
 };
 
@@ -633,7 +638,9 @@ static char *detached_from(struct st *s, int *at)
 	{
 		struct fgit_oid oid;
 		char *ref = NULL;
-		int n = fgit_refdb_dwim(&oid, &ref, NULL, s->db, target, strlen(target));
+		/* "HEAD" is relative: git names the commit it was then */
+		int n = strcmp(target, "HEAD") ?
+			fgit_refdb_dwim(&oid, &ref, NULL, s->db, target, strlen(target)) : 0;
 		int match = 0;
 		if (n == 1) {
 			if (fgit_oid_equal(&oid, &noid)) {
@@ -713,6 +720,82 @@ static void long_tracking(struct st *s)
 			fgit_buf_adds(b, "  (use \"git pull\" to merge the remote branch into yours)\n");
 	}
 	fgit_buf_addch(b, '\n');
+}
+
+/* The operation in progress, for the long format (git's wt_status_get_state). */
+static void read_state(struct st *s)
+{
+	const char *gd = fgit_repo_git_dir(s->repo);
+	struct fgit_buf p = FGIT_BUF_INIT, v = FGIT_BUF_INIT;
+	struct stat st;
+	static const char *const refused[] = { "rebase-merge", "rebase-apply" };
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		fgit_buf_reset(&p);
+		fgit_buf_addf(&p, "%s/%s", gd, refused[i]);
+		if (!stat(p.ptr, &st) && S_ISDIR(st.st_mode))
+			die_unimplemented("status", "a rebase or am in progress (long format)");
+	}
+	if (!s->in_merge) {
+		static const char *const heads[] = { "CHERRY_PICK_HEAD", "REVERT_HEAD" };
+		for (i = 0; i < 2 && !s->pick; i++) {
+			fgit_buf_reset(&p);
+			fgit_buf_addf(&p, "%s/%s", gd, heads[i]);
+			fgit_buf_reset(&v);
+			if (fgit_buf_read_file(&v, p.ptr) == 0) {
+				struct fgit_oid oid;
+				char hex[FGIT_MAX_HEXSZ + 1];
+				int len = 7;
+				s->pick = (int)i + 1;
+				fgit_buf_rtrim(&v);
+				if (!fgit_oid_from_hex(&oid, v.ptr, fgit_repo_algo(s->repo)) &&
+				    !fgit_oid_is_zero(&oid)) {
+					len = fgit_odb_abbrev_len(s->odb, &oid, fgit_repo_default_abbrev(s->repo));
+					fgit_oid_to_hex(hex, &oid);
+					if (len > 0 && (size_t)len < strlen(hex))
+						hex[len] = 0;
+					s->pick_abbrev = strdup(hex);
+				}
+			}
+		}
+		if (!s->pick) {
+			/* a sequence of picks without a current one */
+			fgit_buf_reset(&p);
+			fgit_buf_addf(&p, "%s/sequencer/todo", gd);
+			if (!stat(p.ptr, &st))
+				die_unimplemented("status", "a cherry-pick or revert sequence (long format)");
+		}
+	}
+	fgit_buf_reset(&p);
+	fgit_buf_addf(&p, "%s/BISECT_LOG", gd);
+	if (!stat(p.ptr, &st)) {
+		s->bisect = 1;
+		fgit_buf_reset(&p);
+		fgit_buf_addf(&p, "%s/BISECT_START", gd);
+		fgit_buf_reset(&v);
+		if (fgit_buf_read_file(&v, p.ptr) == 0) {
+			fgit_buf_rtrim(&v);
+			if (v.len && !strchr(v.ptr, '\n')) {
+				const char *b = starts_with(v.ptr, "refs/heads/") ? v.ptr + 11 : v.ptr;
+				struct fgit_oid o;
+				/* a detached start is recorded as a commit id: abbreviated */
+				if (b == v.ptr && !fgit_oid_from_hex(&o, b, fgit_repo_algo(s->repo))) {
+					char hex[FGIT_MAX_HEXSZ + 1];
+					int len = fgit_odb_abbrev_len(s->odb, &o, fgit_repo_default_abbrev(s->repo));
+					fgit_oid_to_hex(hex, &o);
+					if (len > 0 && (size_t)len < strlen(hex))
+						hex[len] = 0;
+					s->bisect_from = strdup(hex);
+				} else {
+					s->bisect_from = strdup(b);
+				}
+			}
+		}
+	}
+	fgit_error_clear();
+	fgit_buf_release(&p);
+	fgit_buf_release(&v);
 }
 
 static void add_label(struct fgit_buf *b, const char *label, size_t width)
@@ -823,6 +906,35 @@ static void print_long(struct st *s)
 				fgit_buf_adds(b, "  (use \"git commit\" to conclude merge)\n");
 		}
 		fgit_buf_addch(b, '\n');
+	} else if (s->pick) {
+		const char *what = s->pick == 1 ? "cherry-pick" : "revert";
+		if (!s->pick_abbrev)
+			fgit_buf_adds(b, s->pick == 1 ? "Cherry-pick currently in progress.\n" :
+				      "Revert currently in progress.\n");
+		else
+			fgit_buf_addf(b, "You are currently %s commit %s.\n",
+				      s->pick == 1 ? "cherry-picking" : "reverting", s->pick_abbrev);
+		if (s->hints) {
+			if (have_unmerged)
+				fgit_buf_addf(b, "  (fix conflicts and run \"git %s --continue\")\n", what);
+			else if (!s->pick_abbrev)
+				fgit_buf_addf(b, "  (run \"git %s --continue\" to continue)\n", what);
+			else
+				fgit_buf_addf(b, "  (all conflicts fixed: run \"git %s --continue\")\n", what);
+			fgit_buf_addf(b, "  (use \"git %s --skip\" to skip this patch)\n", what);
+			fgit_buf_addf(b, "  (use \"git %s --abort\" to cancel the %s operation)\n", what, what);
+		}
+		fgit_buf_addch(b, '\n');
+	}
+	if (s->bisect) {
+		if (s->bisect_from)
+			fgit_buf_addf(b, "You are currently bisecting, started from branch '%s'.\n",
+				      s->bisect_from);
+		else
+			fgit_buf_adds(b, "You are currently bisecting.\n");
+		if (s->hints)
+			fgit_buf_adds(b, "  (use \"git bisect reset\" to get back to the original branch)\n");
+		fgit_buf_addch(b, '\n');
 	}
 	if (s->initial)
 		fgit_buf_adds(b, "\nNo commits yet\n\n");
@@ -830,7 +942,7 @@ static void print_long(struct st *s)
 	if (have_staged) {
 		fgit_buf_adds(b, "Changes to be committed:\n");
 		if (s->hints) {
-			if (s->in_merge)
+			if (s->not_from_commit)
 				;
 			else if (!s->initial)
 				fgit_buf_adds(b, "  (use \"git restore --staged <file>...\" to unstage)\n");
@@ -857,7 +969,7 @@ static void print_long(struct st *s)
 	if (have_unmerged) {
 		fgit_buf_adds(b, "Unmerged paths:\n");
 		if (s->hints) {
-			if (s->in_merge)
+			if (s->not_from_commit)
 				;
 			else if (!s->initial)
 				fgit_buf_adds(b, "  (use \"git restore --staged <file>...\" to unstage)\n");
@@ -1392,6 +1504,9 @@ CLI_CMD(status)
 		struct fgit_buf p = FGIT_BUF_INIT;
 		fgit_buf_addf(&p, "%s/MERGE_HEAD", fgit_repo_git_dir(s.repo));
 		s.in_merge = !stat(p.ptr, &stt);
+		if (fmt == F_LONG)
+			read_state(&s);
+		s.not_from_commit = s.in_merge || s.pick == 1;
 		fgit_buf_release(&p);
 	}
 

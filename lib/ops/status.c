@@ -33,10 +33,17 @@
 #include "fgit/worktree.h"
 
 /*
- * lstat threads: one per STAT_PER_THREAD entries, at most the CPUs.
- * Measured on the kernel corpus (78,000 entries, warm cache, 2 cores):
- * see bench/RESULTS-status.md; below ~5,000 entries the thread start-up
- * costs more than it saves.
+ * lstat threads: one per STAT_PER_THREAD entries, at most the CPUs (2 here).
+ * Measured with `status -uno` (perf stat -r 15, warm cache, this 2-core
+ * machine at load average ~15 from the other sessions), 1 thread vs 2:
+ *   kernel corpus (78,000 entries): 94 vs 90 ms CPU, 375 vs 378 ms wall;
+ *   small corpus (100,000 entries): 117 vs 114 ms CPU, 398 vs 429 ms wall.
+ * The second thread costs no CPU (the work is ~75% kernel: path lookup and
+ * getattr, the same for any split), so it is kept for the quiet machine
+ * where it halves the stat pass; under this load wall times are within
+ * noise either way.  A thread costs ~50 us to start against ~1 us per
+ * lstat, so below 5,000 entries one thread does it.  NEEDSWORK: re-measure
+ * on a quiet machine.
  */
 #define STAT_PER_THREAD 5000
 

@@ -97,6 +97,17 @@ test_expect_success 'colours (color.status=always, the default slots)' '
 	(cd m && compare -c color.status=always status && compare -c color.status=always status -s) &&
 	(cd cl && compare -c color.status=always status -sb && compare -c color.status=always status)'
 
+test_expect_success 'cherry-pick, revert and bisect in progress' '
+	git init -q cp && cd cp && echo 1 >f && git add f && git commit -q -m1 && git checkout -q -b side &&
+	echo 2 >f && git commit -q -am2 && echo 3 >g && git add g && git commit -q -m3 &&
+	git checkout -q main && echo x >f && git commit -q -am x &&
+	{ git cherry-pick side~1 >/dev/null 2>&1; true; } && all_st "|-s|--porcelain=v2" &&
+	git add f && all_st "" && git cherry-pick --abort && { git revert --no-edit side >/dev/null 2>&1; true; } &&
+	all_st "" && { git revert --abort >/dev/null 2>&1; true; } && git reset -q --hard && git bisect start >/dev/null && git bisect bad >/dev/null &&
+	git bisect good HEAD~1 >/dev/null && all_st "|-s" && git bisect reset >/dev/null 2>&1 &&
+	git checkout -q --detach && git bisect start >/dev/null && all_st "" &&
+	compare -c advice.statusHints=false status'
+
 test_expect_success 'options refused or wrong' '
 	cd repo && compare_fail status --porcelain=v9 && compare_fail status -ubogus &&
 	compare_fail status --ignored=bogus && compare_fail status --bogus'

@@ -1196,14 +1196,22 @@ static void read_config(struct st *s)
 		s->untracked_mode = m;
 	}
 	if (renames < 0) {
-		if (!fgit_config_get_string(&v, cfg, "status.renames") && v) {
-			bv = fgit_config_parse_bool(v);
-			renames = bv < 0 ? 1 : bv;
-		} else if (!fgit_config_get_string(&v, cfg, "diff.renames") && v) {
+		if ((!fgit_config_get_string(&v, cfg, "status.renames") && v) ||
+		    (!fgit_config_get_string(&v, cfg, "diff.renames") && v)) {
+			if (!strcasecmp(v, "copies") || !strcasecmp(v, "copy"))
+				die_unimplemented("status", "status.renames=copies (copy detection)");
 			bv = fgit_config_parse_bool(v);
 			renames = bv < 0 ? 1 : bv;
 		}
 	}
+	/* settings that change the output in ways not built yet */
+	if (!fgit_config_get_bool(&bv, cfg, "status.displaycommentprefix") && bv)
+		die_unimplemented("status", "status.displayCommentPrefix");
+	if (!fgit_config_get_bool(&bv, cfg, "status.showstash") && bv)
+		die_unimplemented("status", "status.showStash");
+	if (!fgit_config_get_string(&v, cfg, "status.submodulesummary") && v &&
+	    fgit_config_parse_bool(v) != 0 && strcmp(v, "0"))
+		die_unimplemented("status", "status.submoduleSummary");
 	if (ahead_behind < 0 && !fgit_config_get_bool(&bv, cfg, "status.aheadbehind"))
 		ahead_behind = bv;
 	s->hints = 1;

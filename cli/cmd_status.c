@@ -1275,6 +1275,7 @@ static void write_index_back(struct st *s, struct fgit_index *idx, const char *p
 	    (!fgit_config_get_bool(&bv, s->cfg, "core.splitindex") && bv))
 		wo.flags |= FGIT_INDEX_WRITE_SPLIT;
 	wo.shared_index_dir = fgit_repo_git_dir(s->repo);
+	wo.flags |= FGIT_INDEX_WRITE_IF_UNCHANGED;
 	fgit_error_clear();
 	if (fgit_index_write(idx, path, &wo))
 		fgit_error_clear();	/* opportunistic, as git's update_index_if_able */

@@ -407,6 +407,13 @@ enum fgit_index_write_flags {
 	 * freshens the shared index's mtime, which we do not.
 	 */
 	FGIT_INDEX_WRITE_SPLIT = 1 << 1,
+	/*
+	 * Opportunistic writes (status's refresh): once the lock is held,
+	 * write only if the file still has the checksum it was loaded with
+	 * (nobody wrote it meanwhile); otherwise FGIT_ELOCKED, nothing
+	 * written.  For an index loaded from a file.
+	 */
+	FGIT_INDEX_WRITE_IF_UNCHANGED = 1 << 2,
 };
 #define FGIT_INDEX_WRITE_OPTS_VERSION 1
 #define FGIT_INDEX_WRITE_OPTS_INIT { FGIT_INDEX_WRITE_OPTS_VERSION, 0, -1, -1, -1, 0, 0, NULL, -1, -1 }

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
+#include <sys/utsname.h>
 #include "cli.h"
 #include "wt_setup.h"
 #include "attr_setup.h"
@@ -176,6 +177,11 @@ struct st {
 	size_t ahead, behind;
 	int ab_done;
 	int in_merge;
+	int not_from_commit;		/* git's whence: a merge or cherry-pick */
+	int pick;			/* 1 cherry-pick, 2 revert in progress */
+	char *pick_abbrev;		/* its commit, abbreviated (NULL: none) */
+	int bisect;
+	char *bisect_from;		/* BISECT_START's branch */
 	struct fgit_buf out;
 };
 
@@ -632,7 +638,9 @@ static char *detached_from(struct st *s, int *at)
 	{
 		struct fgit_oid oid;
 		char *ref = NULL;
-		int n = fgit_refdb_dwim(&oid, &ref, NULL, s->db, target, strlen(target));
+		/* "HEAD" is relative: git names the commit it was then */
+		int n = strcmp(target, "HEAD") ?
+			fgit_refdb_dwim(&oid, &ref, NULL, s->db, target, strlen(target)) : 0;
 		int match = 0;
 		if (n == 1) {
 			if (fgit_oid_equal(&oid, &noid)) {
@@ -712,6 +720,82 @@ static void long_tracking(struct st *s)
 			fgit_buf_adds(b, "  (use \"git pull\" to merge the remote branch into yours)\n");
 	}
 	fgit_buf_addch(b, '\n');
+}
+
+/* The operation in progress, for the long format (git's wt_status_get_state). */
+static void read_state(struct st *s)
+{
+	const char *gd = fgit_repo_git_dir(s->repo);
+	struct fgit_buf p = FGIT_BUF_INIT, v = FGIT_BUF_INIT;
+	struct stat st;
+	static const char *const refused[] = { "rebase-merge", "rebase-apply" };
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		fgit_buf_reset(&p);
+		fgit_buf_addf(&p, "%s/%s", gd, refused[i]);
+		if (!stat(p.ptr, &st) && S_ISDIR(st.st_mode))
+			die_unimplemented("status", "a rebase or am in progress (long format)");
+	}
+	if (!s->in_merge) {
+		static const char *const heads[] = { "CHERRY_PICK_HEAD", "REVERT_HEAD" };
+		for (i = 0; i < 2 && !s->pick; i++) {
+			fgit_buf_reset(&p);
+			fgit_buf_addf(&p, "%s/%s", gd, heads[i]);
+			fgit_buf_reset(&v);
+			if (fgit_buf_read_file(&v, p.ptr) == 0) {
+				struct fgit_oid oid;
+				char hex[FGIT_MAX_HEXSZ + 1];
+				int len = 7;
+				s->pick = (int)i + 1;
+				fgit_buf_rtrim(&v);
+				if (!fgit_oid_from_hex(&oid, v.ptr, fgit_repo_algo(s->repo)) &&
+				    !fgit_oid_is_zero(&oid)) {
+					len = fgit_odb_abbrev_len(s->odb, &oid, fgit_repo_default_abbrev(s->repo));
+					fgit_oid_to_hex(hex, &oid);
+					if (len > 0 && (size_t)len < strlen(hex))
+						hex[len] = 0;
+					s->pick_abbrev = strdup(hex);
+				}
+			}
+		}
+		if (!s->pick) {
+			/* a sequence of picks without a current one */
+			fgit_buf_reset(&p);
+			fgit_buf_addf(&p, "%s/sequencer/todo", gd);
+			if (!stat(p.ptr, &st))
+				die_unimplemented("status", "a cherry-pick or revert sequence (long format)");
+		}
+	}
+	fgit_buf_reset(&p);
+	fgit_buf_addf(&p, "%s/BISECT_LOG", gd);
+	if (!stat(p.ptr, &st)) {
+		s->bisect = 1;
+		fgit_buf_reset(&p);
+		fgit_buf_addf(&p, "%s/BISECT_START", gd);
+		fgit_buf_reset(&v);
+		if (fgit_buf_read_file(&v, p.ptr) == 0) {
+			fgit_buf_rtrim(&v);
+			if (v.len && !strchr(v.ptr, '\n')) {
+				const char *b = starts_with(v.ptr, "refs/heads/") ? v.ptr + 11 : v.ptr;
+				struct fgit_oid o;
+				/* a detached start is recorded as a commit id: abbreviated */
+				if (b == v.ptr && !fgit_oid_from_hex(&o, b, fgit_repo_algo(s->repo))) {
+					char hex[FGIT_MAX_HEXSZ + 1];
+					int len = fgit_odb_abbrev_len(s->odb, &o, fgit_repo_default_abbrev(s->repo));
+					fgit_oid_to_hex(hex, &o);
+					if (len > 0 && (size_t)len < strlen(hex))
+						hex[len] = 0;
+					s->bisect_from = strdup(hex);
+				} else {
+					s->bisect_from = strdup(b);
+				}
+			}
+		}
+	}
+	fgit_error_clear();
+	fgit_buf_release(&p);
+	fgit_buf_release(&v);
 }
 
 static void add_label(struct fgit_buf *b, const char *label, size_t width)
@@ -822,6 +906,35 @@ static void print_long(struct st *s)
 				fgit_buf_adds(b, "  (use \"git commit\" to conclude merge)\n");
 		}
 		fgit_buf_addch(b, '\n');
+	} else if (s->pick) {
+		const char *what = s->pick == 1 ? "cherry-pick" : "revert";
+		if (!s->pick_abbrev)
+			fgit_buf_adds(b, s->pick == 1 ? "Cherry-pick currently in progress.\n" :
+				      "Revert currently in progress.\n");
+		else
+			fgit_buf_addf(b, "You are currently %s commit %s.\n",
+				      s->pick == 1 ? "cherry-picking" : "reverting", s->pick_abbrev);
+		if (s->hints) {
+			if (have_unmerged)
+				fgit_buf_addf(b, "  (fix conflicts and run \"git %s --continue\")\n", what);
+			else if (!s->pick_abbrev)
+				fgit_buf_addf(b, "  (run \"git %s --continue\" to continue)\n", what);
+			else
+				fgit_buf_addf(b, "  (all conflicts fixed: run \"git %s --continue\")\n", what);
+			fgit_buf_addf(b, "  (use \"git %s --skip\" to skip this patch)\n", what);
+			fgit_buf_addf(b, "  (use \"git %s --abort\" to cancel the %s operation)\n", what, what);
+		}
+		fgit_buf_addch(b, '\n');
+	}
+	if (s->bisect) {
+		if (s->bisect_from)
+			fgit_buf_addf(b, "You are currently bisecting, started from branch '%s'.\n",
+				      s->bisect_from);
+		else
+			fgit_buf_adds(b, "You are currently bisecting.\n");
+		if (s->hints)
+			fgit_buf_adds(b, "  (use \"git bisect reset\" to get back to the original branch)\n");
+		fgit_buf_addch(b, '\n');
 	}
 	if (s->initial)
 		fgit_buf_adds(b, "\nNo commits yet\n\n");
@@ -829,7 +942,7 @@ static void print_long(struct st *s)
 	if (have_staged) {
 		fgit_buf_adds(b, "Changes to be committed:\n");
 		if (s->hints) {
-			if (s->in_merge)
+			if (s->not_from_commit)
 				;
 			else if (!s->initial)
 				fgit_buf_adds(b, "  (use \"git restore --staged <file>...\" to unstage)\n");
@@ -856,7 +969,7 @@ static void print_long(struct st *s)
 	if (have_unmerged) {
 		fgit_buf_adds(b, "Unmerged paths:\n");
 		if (s->hints) {
-			if (s->in_merge)
+			if (s->not_from_commit)
 				;
 			else if (!s->initial)
 				fgit_buf_adds(b, "  (use \"git restore --staged <file>...\" to unstage)\n");
@@ -1083,14 +1196,22 @@ static void read_config(struct st *s)
 		s->untracked_mode = m;
 	}
 	if (renames < 0) {
-		if (!fgit_config_get_string(&v, cfg, "status.renames") && v) {
-			bv = fgit_config_parse_bool(v);
-			renames = bv < 0 ? 1 : bv;
-		} else if (!fgit_config_get_string(&v, cfg, "diff.renames") && v) {
+		if ((!fgit_config_get_string(&v, cfg, "status.renames") && v) ||
+		    (!fgit_config_get_string(&v, cfg, "diff.renames") && v)) {
+			if (!strcasecmp(v, "copies") || !strcasecmp(v, "copy"))
+				die_unimplemented("status", "status.renames=copies (copy detection)");
 			bv = fgit_config_parse_bool(v);
 			renames = bv < 0 ? 1 : bv;
 		}
 	}
+	/* settings that change the output in ways not built yet */
+	if (!fgit_config_get_bool(&bv, cfg, "status.displaycommentprefix") && bv)
+		die_unimplemented("status", "status.displayCommentPrefix");
+	if (!fgit_config_get_bool(&bv, cfg, "status.showstash") && bv)
+		die_unimplemented("status", "status.showStash");
+	if (!fgit_config_get_string(&v, cfg, "status.submodulesummary") && v &&
+	    fgit_config_parse_bool(v) != 0 && strcmp(v, "0"))
+		die_unimplemented("status", "status.submoduleSummary");
 	if (ahead_behind < 0 && !fgit_config_get_bool(&bv, cfg, "status.aheadbehind"))
 		ahead_behind = bv;
 	s->hints = 1;
@@ -1154,9 +1275,82 @@ static void write_index_back(struct st *s, struct fgit_index *idx, const char *p
 	    (!fgit_config_get_bool(&bv, s->cfg, "core.splitindex") && bv))
 		wo.flags |= FGIT_INDEX_WRITE_SPLIT;
 	wo.shared_index_dir = fgit_repo_git_dir(s->repo);
+	wo.flags |= FGIT_INDEX_WRITE_IF_UNCHANGED;
 	fgit_error_clear();
 	if (fgit_index_write(idx, path, &wo))
 		fgit_error_clear();	/* opportunistic, as git's update_index_if_able */
+}
+
+/* Is `oid` what the untracked cache records for this exclude file? */
+static int exclude_file_ok(const struct fgit_oid *oid, const char *path)
+{
+	struct fgit_buf b = FGIT_BUF_INIT;
+	int ok;
+	if (!path || fgit_buf_read_file(&b, path) < 0)
+		ok = fgit_oid_is_zero(oid);	/* no file: a null id */
+	else
+		ok = fgit_untr_exclude_oid_matches(oid, b.ptr, b.len);
+	fgit_error_clear();
+	fgit_buf_release(&b);
+	return ok;
+}
+
+/*
+ * git's validate_untracked_cache: the cache may be used for a plain
+ * whole-tree `status -unormal` built with the same flags, on this machine
+ * and work tree, with unchanged info/exclude and core.excludesFile.
+ */
+static struct fgit_untr *usable_untracked_cache(struct st *s, struct fgit_index *idx,
+						const struct fgit_pathspec *ps)
+{
+	struct fgit_untr *u = NULL;
+	struct fgit_buf ident = FGIT_BUF_INIT, p = FGIT_BUF_INIT;
+	struct utsname un;
+	const char *v, *id;
+	int bv, ok = 0;
+
+	if (!fgit_index_has_untracked_cache(idx) || s->untracked_mode != FGIT_STATUS_UNTRACKED_NORMAL ||
+	    s->ignored_mode || ps)
+		return NULL;
+	if (!fgit_config_get_bool(&bv, s->cfg, "core.untrackedcache") && !bv)
+		goto out;
+	if (fgit_index_untracked_cache_parse(&u, idx))
+		goto out;
+	/* DIR_SHOW_OTHER_DIRECTORIES | DIR_HIDE_EMPTY_DIRECTORIES */
+	if (u->dir_flags != 6 || strcmp(u->per_dir, ".gitignore") || uname(&un))
+		goto out;
+	fgit_buf_addf(&ident, "Location %s, system %s", fgit_repo_work_tree(s->repo), un.sysname);
+	for (id = u->ident; id < u->ident + u->ident_len; id += strlen(id) + 1)
+		if (!strcmp(id, ident.ptr))
+			break;
+	if (id >= u->ident + u->ident_len)
+		goto out;
+	fgit_buf_addf(&p, "%s/info/exclude", fgit_repo_common_dir(s->repo));
+	if (!exclude_file_ok(&u->info_exclude_oid, p.ptr))
+		goto out;
+	fgit_buf_reset(&p);
+	if (fgit_config_get_string(&v, s->cfg, "core.excludesfile") == 0 && v) {
+		if (v[0] == '~' && v[1] == '/' && getenv("HOME"))
+			fgit_buf_addf(&p, "%s%s", getenv("HOME"), v + 1);
+		else
+			fgit_buf_adds(&p, v);
+	} else if (getenv("XDG_CONFIG_HOME") && *getenv("XDG_CONFIG_HOME")) {
+		fgit_buf_addf(&p, "%s/git/ignore", getenv("XDG_CONFIG_HOME"));
+	} else if (getenv("HOME")) {
+		fgit_buf_addf(&p, "%s/.config/git/ignore", getenv("HOME"));
+	}
+	if (!exclude_file_ok(&u->excludes_file_oid, p.len ? p.ptr : NULL))
+		goto out;
+	ok = 1;
+out:
+	fgit_error_clear();
+	fgit_buf_release(&ident);
+	fgit_buf_release(&p);
+	if (!ok) {
+		fgit_untr_free(u);
+		u = NULL;
+	}
+	return u;
 }
 
 /* A submodule's own status, as git asks `git status --porcelain=2` there. */
@@ -1242,6 +1436,7 @@ CLI_CMD(status)
 	struct fgit_status_options so = FGIT_STATUS_OPTIONS_INIT;
 	struct fgit_wt_stat_options sto;
 	struct conv_ctx conv;
+	struct fgit_untr *uc;
 	struct fgit_oid tree;
 	char *index_path;
 	char *resolved = NULL;
@@ -1318,6 +1513,9 @@ CLI_CMD(status)
 		struct fgit_buf p = FGIT_BUF_INIT;
 		fgit_buf_addf(&p, "%s/MERGE_HEAD", fgit_repo_git_dir(s.repo));
 		s.in_merge = !stat(p.ptr, &stt);
+		if (fmt == F_LONG)
+			read_state(&s);
+		s.not_from_commit = s.in_merge || s.pick == 1;
 		fgit_buf_release(&p);
 	}
 
@@ -1368,8 +1566,12 @@ CLI_CMD(status)
 	}
 	so.submodule_cb = sub_cb;
 	so.submodule_payload = "";
+	uc = usable_untracked_cache(&s, idx, ps);
+	so.untracked_cache = uc;
 	if (fgit_status_collect(&s.s, &so))
 		die_last();
+	fgit_untr_free(uc);	/* it points into the index's bytes */
+	uc = NULL;
 	write_index_back(&s, idx, index_path);
 	if (s.s->rename_limit_needed) {
 		/* git's diff_warn_rename_limit */

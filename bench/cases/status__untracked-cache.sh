@@ -3,6 +3,6 @@
 title='status, untracked cache on, 10,000 untracked'
 corpus=untracked
 dir='$CORPUS/tree'
-cmd='GIT_INDEX_FILE=.git/index-uc @GIT@ -c core.untrackedCache=true status --porcelain'
+cmd='env GIT_INDEX_FILE=.git/index-uc @GIT@ -c core.untrackedCache=true status --porcelain'
 runs=10
 warmup=2

@@ -347,6 +347,38 @@ int fgit_index_has_untracked_cache(const struct fgit_index *idx);
 const unsigned char *fgit_index_untracked_cache(const struct fgit_index *idx, size_t *len);
 void fgit_index_untracked_cache_drop(struct fgit_index *idx);
 /*
+ * The untracked cache, parsed (read-only view; strings point into the
+ * index's UNTR bytes, so it must not outlive the index or its next change).
+ * Directories are in the file's depth-first order; dirs[0] is the top.
+ */
+struct fgit_untr_dir {
+	const char *name;		/* "" for the top, else one component */
+	size_t nr_untracked, untracked_first;	/* names[first..first+nr) */
+	size_t nr_dirs;			/* subdirectories ... */
+	size_t first_child, last_child, next_sibling;	/* ... as links; (size_t)-1 ends */
+	unsigned valid : 1, check_only : 1, has_oid : 1;
+	uint32_t stat[9];		/* ctime s/ns, mtime s/ns, dev, ino, uid, gid, size */
+	struct fgit_oid exclude_oid;	/* of its per-directory ignore file */
+};
+struct fgit_untr {
+	const char *ident;		/* NUL-terminated strings, ident_len bytes */
+	size_t ident_len;
+	uint32_t info_exclude_stat[9], excludes_file_stat[9];
+	uint32_t dir_flags;		/* git's dir_struct flags it was built with */
+	struct fgit_oid info_exclude_oid, excludes_file_oid;	/* null: no file */
+	const char *per_dir;		/* ".gitignore" */
+	struct fgit_untr_dir *dirs;
+	size_t nr_dirs;
+	const char **names;		/* untracked names; directories end in '/' */
+};
+/*
+ * Parse the index's UNTR extension.  FGIT_ENOTFOUND when there is none or
+ * it is malformed (git ignores such a cache); FGIT_ENOMEM.
+ */
+int fgit_index_untracked_cache_parse(struct fgit_untr **out, const struct fgit_index *idx);
+void fgit_untr_free(struct fgit_untr *u);
+
+/*
  * Optional extensions git itself does not know either, dropped on load:
  * git prints "ignoring %.4s extension" for each; their signatures (4 bytes
  * + NUL), in file order, borrowed; NULL past the end.
@@ -414,6 +446,13 @@ enum fgit_index_write_flags {
 	 * freshens the shared index's mtime, which we do not.
 	 */
 	FGIT_INDEX_WRITE_SPLIT = 1 << 1,
+	/*
+	 * Opportunistic writes (status's refresh): once the lock is held,
+	 * write only if the file still has the checksum it was loaded with
+	 * (nobody wrote it meanwhile); otherwise FGIT_ELOCKED, nothing
+	 * written.  For an index loaded from a file.
+	 */
+	FGIT_INDEX_WRITE_IF_UNCHANGED = 1 << 2,
 };
 #define FGIT_INDEX_WRITE_OPTS_VERSION 1
 #define FGIT_INDEX_WRITE_OPTS_INIT { FGIT_INDEX_WRITE_OPTS_VERSION, 0, -1, -1, -1, 0, 0, NULL, -1, -1 }

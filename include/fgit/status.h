@@ -23,6 +23,7 @@ struct fgit_odb;
 struct fgit_ignore;
 struct fgit_pathspec;
 struct fgit_wt_stat_options;
+struct fgit_untr;
 
 enum fgit_status_untracked_mode {
 	FGIT_STATUS_UNTRACKED_NO = 0,
@@ -59,10 +60,13 @@ struct fgit_status_options {
 	 */
 	int (*submodule_cb)(unsigned *flags, const char *path, void *payload);
 	void *submodule_payload;
+	/* The index's untracked cache, checked by the caller (see
+	 * fgit_dirwalk_options.untracked_cache); NULL: walk everything. */
+	const struct fgit_untr *untracked_cache;
 };
 #define FGIT_STATUS_OPTIONS_VERSION 1
 #define FGIT_STATUS_OPTIONS_INIT { FGIT_STATUS_OPTIONS_VERSION, NULL, NULL, NULL, NULL, \
-	NULL, NULL, FGIT_STATUS_UNTRACKED_NORMAL, 0, 1, 1000, NULL, 0, 0, NULL, NULL }
+	NULL, NULL, FGIT_STATUS_UNTRACKED_NORMAL, 0, 1, 1000, NULL, 0, 0, NULL, NULL, NULL }
 
 enum fgit_status_sub_flags {
 	FGIT_STATUS_SUB = 1 << 0,		/* a submodule (gitlink) */

@@ -27,6 +27,8 @@ struct fgit_index;
 struct fgit_index_entry;
 struct fgit_ignore;
 struct fgit_pathspec;
+struct fgit_untr;
+struct fgit_untr_dir;
 
 enum fgit_dirwalk_flags {
 	/* Report only ignored untracked paths (ls-files -o -i). */
@@ -61,9 +63,20 @@ struct fgit_dirwalk_options {
 	const char *start;
 	fgit_dirwalk_cb cb;
 	void *payload;
+	/*
+	 * The index's untracked cache, already checked by the caller against
+	 * this run (ident, flags, exclude files: see git's
+	 * validate_untracked_cache); NULL: none.  Used only for a whole-tree
+	 * DIRECTORY|NO_EMPTY_DIRECTORY walk without SHOW_IGNORED or pathspec:
+	 * a directory whose stat data and per-directory ignore file still
+	 * match is not read, its cached untracked names are reported instead
+	 * (then in the cache's order, not sorted: sort the results).  Any
+	 * other directory is walked as without a cache.
+	 */
+	const struct fgit_untr *untracked_cache;
 };
 #define FGIT_DIRWALK_OPTIONS_VERSION 1
-#define FGIT_DIRWALK_OPTIONS_INIT { FGIT_DIRWALK_OPTIONS_VERSION, 0, NULL, NULL, NULL, NULL, NULL, NULL }
+#define FGIT_DIRWALK_OPTIONS_INIT { FGIT_DIRWALK_OPTIONS_VERSION, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL }
 
 /*
  * Walk the work tree at `workdir` (absolute or relative filesystem path of
@@ -125,6 +138,13 @@ int fgit_worktree_entry_changed(const struct fgit_index *idx,
 				const struct fgit_index_entry *e,
 				const struct stat *st, const char *fspath,
 				const struct fgit_wt_stat_options *opts);
+
+/*
+ * Does `oid` name this ignore file's content as the untracked cache records
+ * it?  git hashes a tracked, clean file's blob, and otherwise the content
+ * with a newline appended (an empty file: the empty blob); either is taken.
+ */
+int fgit_untr_exclude_oid_matches(const struct fgit_oid *oid, const char *buf, size_t len);
 
 /* Only the stat comparison (git's ce_match_stat_basic): a changed mask. */
 int fgit_worktree_stat_differs(const struct fgit_index_entry *e, const struct stat *st,

@@ -9,6 +9,7 @@
  * The file is built in memory and written with one write() to
  * "<index>.lock", then renamed over the index.
  */
+#include <fcntl.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -598,6 +599,22 @@ int fgit_index_write_locked(struct fgit_index *idx, struct fgit_lockfile *lk,
 
 	if (!opts)
 		opts = &defaults;
+	if ((opts->flags & FGIT_INDEX_WRITE_IF_UNCHANGED) && idx->have_file) {
+		/* under the lock: is the file still the one we loaded? */
+		size_t rawsz = fgit_hash_rawsz(idx->algo);
+		unsigned char tail[FGIT_MAX_RAWSZ];
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		off_t end = fd >= 0 ? lseek(fd, 0, SEEK_END) : -1;
+		int same = rawsz <= sizeof(tail) && end >= (off_t)rawsz &&
+			pread(fd, tail, rawsz, end - (off_t)rawsz) == (ssize_t)rawsz &&
+			!memcmp(tail, idx->checksum, rawsz);
+		if (fd >= 0)
+			close(fd);
+		if (!same) {
+			ret = fgit_error_set(FGIT_ELOCKED, "'%s' changed since it was read", path);
+			goto fail;
+		}
+	}
 	if (opts->flags & FGIT_INDEX_WRITE_SPLIT) {
 		struct front fr = { NULL, 0, FGIT_BUF_INIT };
 		size_t nameless = 0;

@@ -33,10 +33,17 @@
 #include "fgit/worktree.h"
 
 /*
- * lstat threads: one per STAT_PER_THREAD entries, at most the CPUs.
- * Measured on the kernel corpus (78,000 entries, warm cache, 2 cores):
- * see bench/RESULTS-status.md; below ~5,000 entries the thread start-up
- * costs more than it saves.
+ * lstat threads: one per STAT_PER_THREAD entries, at most the CPUs (2 here).
+ * Measured with `status -uno` (perf stat -r 15, warm cache, this 2-core
+ * machine at load average ~15 from the other sessions), 1 thread vs 2:
+ *   kernel corpus (78,000 entries): 94 vs 90 ms CPU, 375 vs 378 ms wall;
+ *   small corpus (100,000 entries): 117 vs 114 ms CPU, 398 vs 429 ms wall.
+ * The second thread costs no CPU (the work is ~75% kernel: path lookup and
+ * getattr, the same for any split), so it is kept for the quiet machine
+ * where it halves the stat pass; under this load wall times are within
+ * noise either way.  A thread costs ~50 us to start against ~1 us per
+ * lstat, so below 5,000 entries one thread does it.  NEEDSWORK: re-measure
+ * on a quiet machine.
  */
 #define STAT_PER_THREAD 5000
 
@@ -786,6 +793,11 @@ static int strs_add(struct strs *s, const char *p, size_t len, int is_dir)
 	return 0;
 }
 
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 static int walk_cb(const char *path, size_t len, int is_dir, void *payload)
 {
 	return strs_add(payload, path, len, is_dir);
@@ -805,11 +817,25 @@ static int collect_untracked(struct fgit_status *st, const struct fgit_status_op
 	wo.cb = walk_cb;
 	wo.payload = &u;
 	if (o->untracked != FGIT_STATUS_UNTRACKED_NO) {
+		wo.untracked_cache = o->untracked_cache;
 		r = fgit_dirwalk(o->workdir, &wo);
+		wo.untracked_cache = NULL;
 		if (r > 0)
 			r = 0;
 		if (r)
 			goto out;
+		if (o->untracked_cache && u.nr > 1) {
+			/* cached names come in the cache's order, maybe twice */
+			size_t i, k = 1;
+			qsort(u.v, u.nr, sizeof(*u.v), str_cmp);
+			for (i = 1; i < u.nr; i++) {
+				if (!strcmp(u.v[i], u.v[k - 1]))
+					free(u.v[i]);
+				else
+					u.v[k++] = u.v[i];
+			}
+			u.nr = k;
+		}
 	}
 	if (o->ignored && o->ignore) {
 		wo.flags |= FGIT_DIRWALK_SHOW_IGNORED;

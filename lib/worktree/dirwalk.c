@@ -22,6 +22,8 @@
 #include <sys/stat.h>
 #include "fgit/buf.h"
 #include "fgit/common.h"
+#include "fgit/hash.h"
+#include "fgit/object.h"
 #include "fgit/ignore.h"
 #include "fgit/index.h"
 #include "fgit/pathspec.h"
@@ -402,6 +404,130 @@ static int walk_dir(struct walk *w, struct fgit_buf *path, int report, enum cont
 	return r;
 }
 
+
+/* ---- the untracked cache ---- */
+
+int fgit_untr_exclude_oid_matches(const struct fgit_oid *oid, const char *buf, size_t len)
+{
+	struct fgit_oid h;
+	char *nl;
+	int r;
+
+	if (!fgit_hash_object(&h, oid->algo, FGIT_OBJ_BLOB, buf, len) && fgit_oid_equal(&h, oid))
+		return 1;
+	if (!len || !(nl = malloc(len + 1)))
+		return 0;
+	memcpy(nl, buf, len);
+	nl[len] = '\n';
+	r = !fgit_hash_object(&h, oid->algo, FGIT_OBJ_BLOB, nl, len + 1) && fgit_oid_equal(&h, oid);
+	free(nl);
+	return r;
+}
+
+/* git's valid_cached_dir: same stat data, not racy, same ignore file. */
+static int cached_dir_ok(struct walk *w, const struct fgit_untr_dir *n, const char *dir, size_t len,
+			 int check_only, int *has_file)
+{
+	struct stat st;
+	struct fgit_buf b = FGIT_BUF_INIT;
+	uint32_t isec, insec;
+	int ok = 0;
+
+	if (!n->valid || n->check_only != !!check_only)
+		return 0;
+	fgit_buf_setlen(&w->fs, w->fs_base);
+	fgit_buf_add(&w->fs, dir, len);
+	if (lstat(w->fs.len ? w->fs.ptr : ".", &st))
+		return 0;
+	fgit_index_file_mtime(w->o->index, &isec, &insec);
+	if (n->stat[2] != (uint32_t)st.st_mtime || n->stat[0] != (uint32_t)st.st_ctime ||
+	    n->stat[5] != (uint32_t)st.st_ino || n->stat[6] != (uint32_t)st.st_uid ||
+	    n->stat[7] != (uint32_t)st.st_gid || n->stat[8] != (uint32_t)st.st_size ||
+	    (isec && isec <= n->stat[2]))
+		return 0;
+	/* the per-directory ignore file, by content */
+	fgit_buf_setlen(&w->fs, w->fs_base);
+	fgit_buf_add(&w->fs, dir, len);
+	fgit_buf_adds(&w->fs, w->per_dir ? w->per_dir : ".gitignore");
+	*has_file = 0;
+	if (fgit_buf_read_file(&b, w->fs.ptr) < 0) {
+		fgit_error_clear();
+		ok = !n->has_oid;
+	} else {
+		*has_file = 1;
+		ok = n->has_oid && fgit_untr_exclude_oid_matches(&n->exclude_oid, b.ptr, b.len);
+	}
+	fgit_buf_release(&b);
+	return ok;
+}
+
+static const struct fgit_untr_dir *uc_child(const struct fgit_untr *uc, const struct fgit_untr_dir *n,
+					    size_t i)
+{
+	return i == (size_t)-1 ? NULL : &uc->dirs[i];
+}
+
+/*
+ * Directory `path` ("" or "a/b/", holding index entries [lo, hi)) with
+ * cache node n.  A directory that is no longer valid is walked afresh,
+ * subdirectories included.
+ */
+static int walk_cached(struct walk *w, struct fgit_buf *path, const struct fgit_untr_dir *n,
+		       size_t lo, size_t hi, int do_push)
+{
+	const struct fgit_dirwalk_options *o = w->o;
+	const struct fgit_untr *uc = o->untracked_cache;
+	const struct fgit_untr_dir *c;
+	size_t base = path->len, i;
+	enum content content = C_EMPTY;
+	int r = 0, has_file = 1;
+
+	if (!cached_dir_ok(w, n, path->ptr, base, 0, &has_file))
+		return walk_dir(w, path, 1, &content, lo, hi, do_push);
+	if (do_push && (r = push(w, path->ptr, base ? base - 1 : 0,
+				 has_file ? 0 : FGIT_IGNORE_PUSH_NO_FILE)))
+		return r;
+	for (i = 0; i < n->nr_untracked && !r; i++) {
+		const char *name = uc->names[n->untracked_first + i];
+		size_t len = strlen(name);
+		int is_dir = len && name[len - 1] == '/';
+		fgit_buf_setlen(path, base);
+		fgit_buf_add(path, name, len - is_dir);
+		r = o->cb(path->ptr, path->len, is_dir, o->payload);
+	}
+	for (c = uc_child(uc, n, n->first_child); c && !r; c = uc_child(uc, c, c->next_sibling)) {
+		size_t sub_lo, sub_hi;
+		fgit_buf_setlen(path, base);
+		fgit_buf_adds(path, c->name);
+		if (c->check_only) {
+			/* an untracked directory shown whole: its name is in
+			 * the parent's list; re-check it only when it changed */
+			enum content sub = C_EMPTY;
+			int hf;
+			/* NEEDSWORK: git also re-checks its check-only subdirectories */
+			if (cached_dir_ok(w, c, path->ptr, path->len, 1, &hf))
+				continue;
+			fgit_buf_setlen(path, base);
+			fgit_buf_adds(path, c->name);
+			if ((r = scan(w, path, &sub)))
+				break;
+			if (sub == C_UNTRACKED)
+				r = o->cb(path->ptr, path->len, 1, o->payload);
+			continue;
+		}
+		fgit_buf_addch(path, '/');
+		fgit_index_find_any_stage(&sub_lo, o->index, path->ptr, path->len);
+		if (sub_lo < lo)
+			sub_lo = lo;
+		sub_hi = fgit_index_prefix_end(o->index, sub_lo, hi, path->ptr, path->len);
+		r = walk_cached(w, path, c, sub_lo, sub_hi, 1);
+	}
+	fgit_buf_setlen(path, base);
+	if (do_push)
+		pop(w);
+	return r;
+}
+
 int fgit_dirwalk(const char *workdir, const struct fgit_dirwalk_options *o)
 {
 	struct walk w;
@@ -446,7 +572,11 @@ int fgit_dirwalk(const char *workdir, const struct fgit_dirwalk_options *o)
 		fgit_index_find_any_stage(&lo, o->index, path.ptr, path.len);
 		hi = fgit_index_prefix_end(o->index, lo, hi, path.ptr, path.len);
 	}
-	r = walk_dir(&w, &path, 1, &c, lo, hi, 0);
+	if (o->untracked_cache && o->untracked_cache->nr_dirs && o->index && !path.len &&
+	    !o->pathspec && o->flags == (FGIT_DIRWALK_DIRECTORY | FGIT_DIRWALK_NO_EMPTY_DIRECTORY))
+		r = walk_cached(&w, &path, &o->untracked_cache->dirs[0], lo, hi, 0);
+	else
+		r = walk_dir(&w, &path, 1, &c, lo, hi, 0);
 out:
 	while (pushed--)
 		pop(&w);

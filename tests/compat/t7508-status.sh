@@ -97,6 +97,17 @@ test_expect_success 'colours (color.status=always, the default slots)' '
 	(cd m && compare -c color.status=always status && compare -c color.status=always status -s) &&
 	(cd cl && compare -c color.status=always status -sb && compare -c color.status=always status)'
 
+test_expect_success 'cherry-pick, revert and bisect in progress' '
+	git init -q cp && cd cp && echo 1 >f && git add f && git commit -q -m1 && git checkout -q -b side &&
+	echo 2 >f && git commit -q -am2 && echo 3 >g && git add g && git commit -q -m3 &&
+	git checkout -q main && echo x >f && git commit -q -am x &&
+	{ git cherry-pick side~1 >/dev/null 2>&1; true; } && all_st "|-s|--porcelain=v2" &&
+	git add f && all_st "" && git cherry-pick --abort && { git revert --no-edit side >/dev/null 2>&1; true; } &&
+	all_st "" && { git revert --abort >/dev/null 2>&1; true; } && git reset -q --hard && git bisect start >/dev/null && git bisect bad >/dev/null &&
+	git bisect good HEAD~1 >/dev/null && all_st "|-s" && git bisect reset >/dev/null 2>&1 &&
+	git checkout -q --detach && git bisect start >/dev/null && all_st "" &&
+	compare -c advice.statusHints=false status'
+
 test_expect_success 'options refused or wrong' '
 	cd repo && compare_fail status --porcelain=v9 && compare_fail status -ubogus &&
 	compare_fail status --ignored=bogus && compare_fail status --bogus'
@@ -135,5 +146,28 @@ test_expect_success 'the untracked cache: git reads what fgit leaves, and core.u
 	"$FGIT" -c core.untrackedCache=false status -s >/dev/null &&
 	! grep -q UNTR .git/index && git status -s >../g.out &&
 	cmp ../f.out ../g.out && fsck_ok'
+
+# fgit first, on the cache git left, then git (which refreshes it).
+fgit_first()
+{
+	"$FGIT" "$@" >"$CMP/fgit.out" 2>&1; f_rc=$?
+	git "$@" >"$CMP/git.out" 2>&1; g_rc=$?
+	cmp -s "$CMP/git.out" "$CMP/fgit.out" && [ "$g_rc" = "$f_rc" ] || _cmp_fail "$@"
+}
+
+test_expect_success 'using the untracked cache git wrote, after changes of every kind' '
+	git init -q ucw && cd ucw && mkdir -p a/b c && echo 1 >a/b/f && echo 2 >c/g && echo 3 >top &&
+	printf "*.o\n" >.gitignore && git add . && git commit -q -m1 && git config core.untrackedCache true &&
+	mkdir -p u/v && echo x >u/v/x && echo y >a/y && echo o >a/b/z.o && sleep 1 &&
+	git status >/dev/null && sleep 1 && git status >/dev/null &&
+	fgit_first status --porcelain && fgit_first status &&
+	echo n >a/b/new && fgit_first status --porcelain &&
+	rm a/y && fgit_first status --porcelain &&
+	echo "*.txt" >c/.gitignore && echo t >c/t.txt && echo k >c/k && fgit_first status --porcelain &&
+	echo "b/" >a/.gitignore && fgit_first status --porcelain &&
+	echo "k" >>.git/info/exclude && fgit_first status --porcelain &&
+	rm -rf u/v && fgit_first status --porcelain && mkdir -p w && echo w >w/w && fgit_first status -s &&
+	git add -f a/b/new && fgit_first status --porcelain && fgit_first status -uall --porcelain &&
+	fgit_first status --porcelain a && fgit_first status --ignored --porcelain && fsck_ok'
 
 test_done

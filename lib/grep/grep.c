@@ -339,13 +339,21 @@ static int posix_to_pcre(struct fgit_buf *out, const char *s, size_t len, int er
 			break;
 		case '+': case '?': case '|': case '(': case ')': case '{':
 			if (ere) {
+				if ((c == '+' || c == '?' || c == '{') && (!i || strchr("(|", s[i - 1])))
+					return -1;
 				if (c == '{') {
+					/* an interval, copied whole: {m}, {m,}, {m,n} */
 					size_t j = i + 1;
 					if (j >= len || s[j] < '0' || s[j] > '9')
 						return -1;
+					while (j < len && (s[j] == ',' || (s[j] >= '0' && s[j] <= '9')))
+						j++;
+					if (j >= len || s[j] != '}')
+						return -1;
+					fgit_buf_add(out, s + i, j + 1 - i);
+					i = j;
+					break;
 				}
-				if ((c == '+' || c == '?' || c == '{') && (!i || strchr("(|", s[i - 1])))
-					return -1;
 				fgit_buf_addch(out, c);
 			} else {
 				fgit_buf_addch(out, '\\');

@@ -12,8 +12,11 @@
  * Speed: in simple mode without -v the whole rest of the buffer is
  * searched for the earliest candidate of any pattern (git's look_ahead);
  * a regex with a literal prefix of two or more bytes has its candidates
- * found by memmem on the prefix, the regex then running only on the line
- * around it.  Lines are located only around candidates.
+ * found by memmem on the prefix, other POSIX regexes by a PCRE2 JIT
+ * translation that accepts every line they accept (posix_to_pcre), the
+ * real engine then running only on the line around the candidate.  Lines
+ * are located only around candidates.  Kernel corpus, 'a.*b' -c: glibc
+ * regexec over every buffer costs git 3.8 s, the PCRE2 filter 0.7 s.
  */
 #include <ctype.h>
 #include <stdio.h>

@@ -705,7 +705,7 @@ static int patmatch(struct pat *p, const char *bol, const char *eol,
 
 	switch (p->kind) {
 	case K_FIXED:
-		m = p->litlen ? memmem(bol, len, p->lit, p->litlen) : bol;
+		m = p->litlen ? grep_memmem(bol, len, p->lit, p->litlen) : bol;
 		if (!m)
 			return 0;
 		*so = m - bol;
@@ -945,7 +945,7 @@ static const char *look_ahead(struct fgit_grep *g, const char *bol, const char *
 			if (lim < end)
 				n = (size_t)(end - bol) < n + p->litlen ? (size_t)(end - bol) : n + p->litlen;
 			m = icase ? grep_memmem_icase(bol, n, p->lit, p->litlen)
-				  : memmem(bol, n, p->lit, p->litlen);
+				  : grep_memmem(bol, n, p->lit, p->litlen);
 		} else if (p->filter) {
 			r = pcre2_jit_match(p->filter, (PCRE2_SPTR)bol, end - bol, 0, 0,
 					    p->filter_md, NULL);

@@ -2,7 +2,7 @@
 title='grep literal, 2000 literal pathspecs'
 corpus=kernel
 dir='$CORPUS/linux'
-cmd='@GIT@ grep INITRAMFS_ROOT_UID -- $(cat ../grep-paths-2000)'
+cmd='@GIT@ grep MODULE_LICENSE -- $(cat ../grep-paths-2000)'
 runs=5
 warmup=1
 setup()

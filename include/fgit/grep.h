@@ -10,10 +10,12 @@
  * one file's contents and appends what git would print for that file.
  *
  * Speed: the whole buffer is searched for the earliest candidate (memmem
- * for literals, an ASCII case-insensitive scan for -i literals, the literal
- * prefix of a regex, or one regexec over the rest of the buffer); line
- * boundaries are found only around candidates, and the line is then
- * matched alone (so results are exactly line-based, as git's).
+ * for literals, a two-anchor SIMD scan for -i literals, the literal prefix
+ * of a regex, a PCRE2 JIT pattern translated from a POSIX regex that
+ * matches a superset of its lines, or the engine itself over the rest of
+ * the buffer); line boundaries are found only around candidates, and the
+ * line is then matched alone by the real engine (so results are exactly
+ * line-based, as git's).
  *
  * Thread safety: glibc's regexec takes a lock per compiled pattern, and
  * PCRE2 match data is per caller, so a struct fgit_grep belongs to one

@@ -12,8 +12,11 @@
  * Speed: in simple mode without -v the whole rest of the buffer is
  * searched for the earliest candidate of any pattern (git's look_ahead);
  * a regex with a literal prefix of two or more bytes has its candidates
- * found by memmem on the prefix, the regex then running only on the line
- * around it.  Lines are located only around candidates.
+ * found by memmem on the prefix, other POSIX regexes by a PCRE2 JIT
+ * translation that accepts every line they accept (posix_to_pcre), the
+ * real engine then running only on the line around the candidate.  Lines
+ * are located only around candidates.  Kernel corpus, 'a.*b' -c: glibc
+ * regexec over every buffer costs git 3.8 s, the PCRE2 filter 0.7 s.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -339,13 +342,21 @@ static int posix_to_pcre(struct fgit_buf *out, const char *s, size_t len, int er
 			break;
 		case '+': case '?': case '|': case '(': case ')': case '{':
 			if (ere) {
+				if ((c == '+' || c == '?' || c == '{') && (!i || strchr("(|", s[i - 1])))
+					return -1;
 				if (c == '{') {
+					/* an interval, copied whole: {m}, {m,}, {m,n} */
 					size_t j = i + 1;
 					if (j >= len || s[j] < '0' || s[j] > '9')
 						return -1;
+					while (j < len && (s[j] == ',' || (s[j] >= '0' && s[j] <= '9')))
+						j++;
+					if (j >= len || s[j] != '}')
+						return -1;
+					fgit_buf_add(out, s + i, j + 1 - i);
+					i = j;
+					break;
 				}
-				if ((c == '+' || c == '?' || c == '{') && (!i || strchr("(|", s[i - 1])))
-					return -1;
 				fgit_buf_addch(out, c);
 			} else {
 				fgit_buf_addch(out, '\\');
@@ -694,7 +705,7 @@ static int patmatch(struct pat *p, const char *bol, const char *eol,
 
 	switch (p->kind) {
 	case K_FIXED:
-		m = p->litlen ? memmem(bol, len, p->lit, p->litlen) : bol;
+		m = p->litlen ? grep_memmem(bol, len, p->lit, p->litlen) : bol;
 		if (!m)
 			return 0;
 		*so = m - bol;
@@ -934,7 +945,7 @@ static const char *look_ahead(struct fgit_grep *g, const char *bol, const char *
 			if (lim < end)
 				n = (size_t)(end - bol) < n + p->litlen ? (size_t)(end - bol) : n + p->litlen;
 			m = icase ? grep_memmem_icase(bol, n, p->lit, p->litlen)
-				  : memmem(bol, n, p->lit, p->litlen);
+				  : grep_memmem(bol, n, p->lit, p->litlen);
 		} else if (p->filter) {
 			r = pcre2_jit_match(p->filter, (PCRE2_SPTR)bol, end - bol, 0, 0,
 					    p->filter_md, NULL);

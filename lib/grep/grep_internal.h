@@ -15,6 +15,9 @@ struct fgit_config;
 const char *grep_memmem_icase(const char *hay, size_t hlen,
 			      const char *needle_lower, size_t nlen);
 
+/* The same, case-sensitive (needle as is). */
+const char *grep_memmem(const char *hay, size_t hlen, const char *needle, size_t nlen);
+
 /* A diff driver as grep uses it: binary flag and function-line regexes. */
 struct grep_driver {
 	char *name;

@@ -7,7 +7,9 @@
  * no dispatch is needed): only positions where both agree are compared in
  * full.  One anchor alone let common letters through every few bytes (-i
  * on the kernel tree: 0.95 s of user time against git's 0.41 s).  A
- * portable byte loop serves other machines.
+ * portable byte loop serves other machines.  The case-sensitive search is
+ * the same loop with one case: glibc's memmem (two-way, a byte at a time)
+ * was a third of `grep -p kmemdup_nul -- '*.c'` on the kernel tree.
  */
 #include <ctype.h>
 #include <string.h>
@@ -35,8 +37,8 @@ static int eq_icase(const char *a, const char *lower, size_t n)
 	return 1;
 }
 
-const char *grep_memmem_icase(const char *hay, size_t hlen,
-			      const char *needle, size_t nlen)
+static inline const char *search(const char *hay, size_t hlen, const char *needle,
+				 size_t nlen, int icase)
 {
 	size_t a = 0, b = 0, i, pos, last;
 	unsigned char lo, up, lo2, up2;
@@ -53,9 +55,9 @@ const char *grep_memmem_icase(const char *hay, size_t hlen,
 		if (i != a && rank(needle[i]) < rank(needle[b]))
 			b = i;
 	lo = (unsigned char)needle[a];
-	up = (unsigned char)toupper(lo);
+	up = icase ? (unsigned char)toupper(lo) : lo;
 	lo2 = (unsigned char)needle[b];
-	up2 = (unsigned char)toupper(lo2);
+	up2 = icase ? (unsigned char)toupper(lo2) : lo2;
 	last = hlen - nlen;	/* last possible start */
 	pos = 0;
 #if defined(__SSE2__)
@@ -70,7 +72,7 @@ const char *grep_memmem_icase(const char *hay, size_t hlen,
 			unsigned m = _mm_movemask_epi8(_mm_and_si128(m1, m2));
 			while (m) {
 				size_t s = pos + __builtin_ctz(m);
-				if (eq_icase(hay + s, needle, nlen))
+				if (icase ? eq_icase(hay + s, needle, nlen) : !memcmp(hay + s, needle, nlen))
 					return hay + s;
 				m &= m - 1;
 			}
@@ -80,8 +82,20 @@ const char *grep_memmem_icase(const char *hay, size_t hlen,
 #endif
 	for (; pos <= last; pos++) {
 		unsigned char c = hay[pos + a];
-		if ((c == lo || c == up) && eq_icase(hay + pos, needle, nlen))
+		if ((c == lo || c == up) &&
+		    (icase ? eq_icase(hay + pos, needle, nlen) : !memcmp(hay + pos, needle, nlen)))
 			return hay + pos;
 	}
 	return NULL;
+}
+
+const char *grep_memmem_icase(const char *hay, size_t hlen,
+			      const char *needle, size_t nlen)
+{
+	return search(hay, hlen, needle, nlen, 1);
+}
+
+const char *grep_memmem(const char *hay, size_t hlen, const char *needle, size_t nlen)
+{
+	return search(hay, hlen, needle, nlen, 0);
 }

@@ -1,7 +1,10 @@
 /*
  * Function-line drivers for grep -p / -W (gitattributes(5) "Defining a
  * custom hunk-header", diff=<driver>): built-in drivers for common
- * languages and diff.<driver>.xfuncname / funcname / binary from config.
+ * languages (ada, bash, bibtex, cpp, csharp, css, dts, elixir, fortran,
+ * fountain, golang, html, java, kotlin, markdown, matlab, objc, pascal,
+ * perl, php, python, ruby, rust, scheme, tex: all of git 2.39's) and
+ * diff.<driver>.xfuncname / funcname / binary from config.
  *
  * grep only asks whether a line starts a function, never for the header
  * text, so each built-in driver is written here as the predicate git's
@@ -62,6 +65,41 @@ static const struct builtin builtins[] = {
 	  "^[\t ]*(pub(\\([^\\)]+\\))?[\t ]+)?((async|const|unsafe|extern([\t ]+\"[^\"]+\"))[\t ]+)?(struct|enum|union|mod|trait|fn|impl|macro_rules!)[< \t]+[^;]*$", 0 },
 	{ "tex",
 	  "^\\\\((sub)*section|chapter|part)\\*?\\{", 0 },
+	{ "ada",
+	  "!^(.*[ \t])?(is[ \t]+new|renames|is[ \t]+separate)([ \t].*)?$\n"
+	  "!^[ \t]*with[ \t]\n"
+	  "^[ \t]*(procedure|function)[ \t]\n"
+	  "^[ \t]*(package|protected|task)[ \t]", 1 },
+	{ "bibtex",
+	  "^@[[:alpha:]]+\\{", 0 },
+	{ "csharp",
+	  "!^[ \t]*(do|while|for|if|else|instanceof|new|return|switch|case|throw|catch|using)\n"
+	  "^[ \t]*((static|public|internal|private|protected|new|virtual|sealed|override|unsafe|async)[ \t]+)*[][<>@.~_[:alnum:]]+[ \t]+[<>@._[:alnum:]]+[ \t]*\\(.*\\)[ \t]*$\n"
+	  "^[ \t]*((static|public|internal|private|protected|new|virtual|sealed|override|unsafe)[ \t]+)*[][<>@.~_[:alnum:]]+[ \t]+[@._[:alnum:]]+[ \t]*$\n"
+	  "^[ \t]*((static|public|internal|private|protected|new|unsafe|sealed|abstract|partial)[ \t]+)*(class|enum|interface|struct|record)[ \t]+\n"
+	  "^[ \t]*namespace[ \t]+", 0 },
+	{ "elixir",
+	  "^[ \t]*(def(macro|module|impl|protocol|p)?|test)[ \t]", 0 },
+	{ "fortran",
+	  "!^([C*]|[ \t]*!)\n"
+	  "!^[ \t]*MODULE[ \t]+PROCEDURE[ \t]\n"
+	  "^[ \t]*(END[ \t]+)?(PROGRAM|MODULE|BLOCK[ \t]+DATA|([^!'\" \t]+[ \t]+)*(SUBROUTINE|FUNCTION))[ \t]+[A-Z]", 1 },
+	{ "fountain",
+	  "^(\\.[^.]|(int|ext|est|int\\.?/ext|i/e)[. ])", 1 },
+	{ "kotlin",
+	  "^[ \t]*([a-z]+[ \t]+)*(fun|class|interface)[ \t]+", 1 },
+	{ "matlab",
+	  "^[[:space:]]*(classdef|function)[[:space:]]|^(%%%?|##)[[:space:]]", 0 },
+	{ "objc",
+	  "!^[ \t]*(do|for|if|else|return|switch|while)\n"
+	  "^[ \t]*[-+][ \t]*\\([ \t]*[A-Za-z_][A-Za-z_0-9* \t]*\\)[ \t]*[A-Za-z_]\n"
+	  "^[ \t]*([A-Za-z_][A-Za-z_0-9]*[ \t]+)+[A-Za-z_][A-Za-z_0-9]*[ \t]*\\([^;]*$\n"
+	  "^@(implementation|interface|protocol)[ \t]", 0 },
+	{ "pascal",
+	  "^((class[ \t]+)?(procedure|function)|constructor|destructor|interface|implementation|initialization|finalization)\n"
+	  "^.*=[ \t]*(class|record)", 0 },
+	{ "scheme",
+	  "^[\t ]*\\(((define|def(struct|syntax|class|method|rules|record|proto|alias)?)[-*/ \t]|(library|module|struct|class)[*+ \t])", 0 },
 	{ "default", NULL, 0 },
 };
 

@@ -199,6 +199,185 @@ test_expect_success 'grep -p -C1 and -W -B1, --cached and HEAD' '
 	compare grep -W target HEAD^{tree}
 '
 
+test_expect_success 'more drivers: setup' '
+	git init -q d && cd d &&
+	cat >a.m <<\EOF &&
+@interface Foo : NSObject
+- (void)target;
+@end
+@implementation Foo
+- (void) doThing:(int)x {
+    if (x) { target(); }
+    return target;
+}
++ (id)make {
+    while (1) target;
+}
+static int helper(int target)
+{
+    for (;;) target++;
+}
+@end
+EOF
+	cat >a.kt <<\EOF &&
+package x
+class Foo {
+    private fun bar(): Int {
+        return target
+    }
+    Fun Upper() = target
+    interface I { val target: Int }
+}
+data class D(val target: Int)
+EOF
+	cat >a.scm <<\EOF &&
+(define (foo x)
+  (target x))
+(define-syntax bar
+  (target))
+  (defstruct s target)
+(library (x y)
+  (target))
+(let ((target 1)) target)
+EOF
+	cat >a.mm <<\EOF &&
+function y = f(x)
+  y = target;
+end
+%% Section
+target
+% comment target
+classdef C
+  target
+## octave section
+target
+EOF
+	cat >a.pas <<\EOF &&
+unit U;
+interface
+procedure P;
+implementation
+procedure P;
+begin
+  target;
+end;
+function F: Integer;
+begin
+  target;
+end;
+type T = class
+  target: Integer;
+end;
+constructor T.Create;
+begin target; end;
+EOF
+	cat >a.ex <<\EOF &&
+defmodule M do
+  def f(x) do
+    target
+  end
+  defp g, do: target
+  defmacro m do target end
+  test "x" do
+    target
+  end
+end
+EOF
+	cat >a.adb <<\EOF &&
+with Ada.Text_IO;
+package body P is
+   procedure Foo is
+   begin
+      Target;
+   end Foo;
+   function Bar return Integer renames Baz;
+   Function Qux return Integer is
+   begin
+      return Target;
+   end;
+   task T is new X;
+   TASK body W is begin target; end;
+end P;
+EOF
+	cat >a.bib <<\EOF &&
+@article{key1,
+  title = {target},
+}
+@Book{ key2 ,
+  author = {target}
+}
+@misc{,
+ note = target
+}
+EOF
+	cat >a.fountain <<\EOF &&
+INT. HOUSE - DAY
+
+target speaks.
+
+EXT. STREET
+target again
+.FORCED HEADING
+target
+int/ext car
+target
+EOF
+	cat >a.f90 <<\EOF &&
+program main
+  call target()
+contains
+  subroutine sub(x)
+    target = 1
+  end subroutine sub
+  integer function fn(y)
+    fn = target
+  END FUNCTION fn
+  module procedure mp
+    target
+! comment target
+C old comment target
+end program
+EOF
+	cat >a.cs <<\EOF &&
+namespace N
+{
+    public class C
+    {
+        public int Target { get; set; }
+        public static void M(int x)
+        {
+            if (x > 0) return target;
+            target();
+        }
+        private List<int> Items
+        {
+            get { return target; }
+        }
+    }
+    struct S { int target; }
+}
+EOF
+	cat >.gitattributes <<\EOF &&
+*.m diff=objc
+*.kt diff=kotlin
+*.scm diff=scheme
+*.mm diff=matlab
+*.pas diff=pascal
+*.ex diff=elixir
+*.adb diff=ada
+*.bib diff=bibtex
+*.fountain diff=fountain
+*.f90 diff=fortran
+*.cs diff=csharp
+EOF
+	git add . && git commit -qm d
+'
+
+test_expect_success 'more drivers: -p, -W, -p -C1' '
+	cd d && compare grep -n -p -i target && compare grep -n -W -i target &&
+	compare grep -p -C1 -i target && compare grep -W target
+'
+
 test_expect_success 'UTF-8 locale: regexes, -i, -w on multibyte and invalid bytes' '
 	cd r && printf "caf\303\251 x\nCAF\303\211 y\nna\357ve z\na\303\251b\naxb\nab\n\303\251t\303\251\nk \342\204\252 s \305\277\n" >u.txt &&
 	git add u.txt && export LC_ALL=C.UTF-8 &&

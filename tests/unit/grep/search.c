@@ -36,6 +36,12 @@ TEST(search, icase_random)
 		a = grep_memmem_icase(hay, hl, needle, nl);
 		b = naive(hay, hl, needle, nl);
 		CHECK_MSG(a == b, "round %d: %p vs %p", round, (void *)a, (void *)b);
+		/* case-sensitive: against libc memmem */
+		if (round & 1)
+			needle[0] = toupper((unsigned char)needle[0]);
+		a = grep_memmem(hay, hl, needle, nl);
+		b = memmem(hay, hl, needle, nl);
+		CHECK_MSG(a == b, "exact round %d: %p vs %p", round, (void *)a, (void *)b);
 	}
 }
 

@@ -21,6 +21,12 @@
  * 5. Entries are prepared in parallel in batches (inflate from wherever
  *    the object is, deflate) and written sequentially, each reused entry
  *    checked against the CRC its .idx records.
+ *
+ * Measured on the 507,773-object history (one run each, 2 cores under a
+ * load average of 13, so preliminary): repack -adf 275 s wall, 84 s user,
+ * 820 MB peak, pack 293.6 MB; git 319 s, 89 s user, 1059 MB, 295.0 MB.
+ * NEEDSWORK: new deltas are held deflated until written (most of the peak);
+ * spilling them to the pack in delta-list order would bound it further.
  */
 #include <ctype.h>
 #include <errno.h>

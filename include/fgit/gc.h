@@ -13,9 +13,10 @@
  * --all` live on the refs branch; until they are wired here, gc refuses
  * (FGIT_ENOTSUPP naming them) unless the configuration turns them off
  * (gc.packRefs=false; gc.reflogExpire and gc.reflogExpireUnreachable
- * "never").  Not written yet either: reachability bitmaps for bare
- * repositories (repack.writeBitmaps), worktree prune (refused when
- * $GIT_DIR/worktrees exists), rerere gc (skipped), cruft packs.
+ * "never").  Refused the same way: reachability bitmaps (a full repack of
+ * a bare repository, unless repack.writeBitmaps=false) and worktree prune
+ * (when $GIT_DIR/worktrees exists).  rerere gc is skipped; cruft packs and
+ * --keep-largest-pack are refused by the CLI.
  */
 #ifndef FGIT_GC_H
 #define FGIT_GC_H

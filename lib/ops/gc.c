@@ -492,7 +492,7 @@ out:
 
 /* ---- the whole ---- */
 
-static int refuse_missing_steps(struct gc *g)
+static int refuse_missing_steps(struct gc *g, int all)
 {
 	struct fgit_buf p = FGIT_BUF_INIT;
 	struct stat st;
@@ -511,6 +511,11 @@ static int refuse_missing_steps(struct gc *g)
 		r = fgit_error_set(FGIT_ENOTSUPP, "gc: 'reflog expire --all' is not built into"
 				   " gc yet (set gc.reflogExpire and"
 				   " gc.reflogExpireUnreachable to never to skip it)");
+	/* git's repack writes reachability bitmaps for -a/-A in a bare
+	 * repository unless repack.writeBitmaps says no */
+	if (!r && all && cfg_bool(g, "repack.writeBitmaps", fgit_repo_is_bare(g->repo)))
+		r = fgit_error_set(FGIT_ENOTSUPP, "gc: reachability bitmaps are not built yet"
+				   " (set repack.writeBitmaps=false to skip them)");
 	fgit_buf_addf(&p, "%s/worktrees", fgit_repo_common_dir(g->repo));
 	if (!r && stat(p.ptr, &st) == 0)
 		r = fgit_error_set(FGIT_ENOTSUPP, "gc: 'worktree prune' is not built yet");
@@ -563,7 +568,7 @@ int fgit_gc(struct fgit_repo *repo, const struct fgit_gc_options *o)
 	}
 	if (all == 2 && prune_expire && expire == INT64_MAX)
 		all = 1;	/* --prune=now: -a, nothing to loosen */
-	if ((r = refuse_missing_steps(&g)) < 0)
+	if ((r = refuse_missing_steps(&g, all)) < 0)
 		goto out;
 	if ((r = lock_gc(&g, &pidfile)) < 0) {
 		if (o->auto_gc && r == FGIT_ELOCKED) {

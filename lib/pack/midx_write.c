@@ -539,7 +539,9 @@ static int write_internal(const char *objdir, const struct fgit_midx_options *o,
 		if ((r = fgit_buf_add(&out, sum, c.rawsz)) < 0)
 			goto out;
 	}
-	if ((r = fgit_lockfile_acquire(&lk, path.ptr, 0)) < 0)
+	/* fsync'd as git's default core.fsync does for pack metadata and
+	 * commit-graphs */
+	if ((r = fgit_lockfile_acquire(&lk, path.ptr, FGIT_LOCK_FSYNC)) < 0)
 		goto out;
 	if ((r = fgit_lockfile_write(lk, out.ptr, out.len)) < 0) {
 		fgit_lockfile_rollback(lk);

@@ -105,7 +105,14 @@ plain_repo() { git init -q . && echo a >a && git add a && git commit -qm a; }
 test_expect_success 'steps not built yet are refused (129), not skipped' '
 	rm -rf p && mkdir p && (cd p && plain_repo >/dev/null &&
 	{ "$FGIT" gc 2>err; test $? = 129; } && grep pack-refs err &&
-	{ "$FGIT" -c gc.packRefs=false gc 2>err; test $? = 129; } && grep reflog err)
+	{ "$FGIT" -c gc.packRefs=false gc 2>err; test $? = 129; } && grep reflog err) &&
+	rm -rf b.git && git clone -q --bare w b.git && git -C b.git config gc.packRefs false &&
+	git -C b.git config gc.reflogExpire never && git -C b.git config gc.reflogExpireUnreachable never &&
+	{ "$FGIT" -C b.git gc 2>err; test $? = 129; } && grep bitmaps err
+'
+bare_repo() { base_repo && git config core.bare true && git config repack.writeBitmaps false; }
+test_expect_success 'bare repository with repack.writeBitmaps=false' '
+	gc_case bare_repo gc
 '
 
 echo "$test_count tests, $test_failed failed"

@@ -31,6 +31,13 @@ int fgit_odb_prune_packed(struct fgit_odb *odb, unsigned int flags, int progress
 struct fgit_repo;
 struct fgit_oid;
 
+/*
+ * Make oid a loose object (written from its packed copy unless a loose file
+ * exists) and set the file's mtime to `mtime`, as git's repack does for
+ * unreachable objects it leaves for prune to judge by age (lib/odb).
+ */
+int fgit_odb_force_loose(struct fgit_odb *odb, const struct fgit_oid *oid, int64_t mtime);
+
 struct fgit_prune_options {
 	unsigned int version;		/* FGIT_PRUNE_OPTIONS_VERSION */
 	/* Loose objects (and tmp_ files) modified after this are kept, and
@@ -51,10 +58,14 @@ struct fgit_prune_options {
 	/* how paths under the objects directory are shown ("" = as is):
 	 * git prints them under its own spelling, e.g. ".git/objects" */
 	const char *display_objects_dir;
+	/* Already known to be reachable (sorted by id, e.g. what gc's repack
+	 * just packed from the same tips): the walk from the tips is skipped. */
+	const struct fgit_oid *reachable;
+	size_t nreachable;
 };
 #define FGIT_PRUNE_OPTIONS_VERSION 1
 #define FGIT_PRUNE_OPTIONS_INIT { FGIT_PRUNE_OPTIONS_VERSION, INT64_MAX, 0, 0, -1, NULL, \
-				  NULL, 0, NULL, NULL, NULL, NULL }
+				  NULL, 0, NULL, NULL, NULL, NULL, NULL, 0 }
 
 /*
  * `git prune`: delete loose objects that nothing reaches (refs, HEAD,
@@ -64,5 +75,14 @@ struct fgit_prune_options {
  * number of objects (to be) removed, or a negative error.
  */
 int fgit_prune(struct fgit_repo *repo, const struct fgit_prune_options *opts);
+
+struct fgit_objwalk;
+/*
+ * Add what git counts as reachable for prune and repack to an object walk:
+ * every ref and HEAD, every reflog entry, and the index (index_path, or
+ * $GIT_INDEX_FILE, or <git dir>/index; entries and cache tree).
+ */
+int fgit_reachability_tips(struct fgit_objwalk *w, struct fgit_repo *repo,
+			   const char *index_path);
 
 #endif

@@ -284,7 +284,7 @@ void odb_midx_map_packs(struct fgit_odb *odb)
 		return;
 	for (i = 0; i < odb->npacks; i++) {
 		int k = fgit_midx_pack_index(m, base_name(odb->packs[i]->idx_path));
-		if (k >= 0) {
+		if (k >= 0 && !odb->packs[i]->gone) {
 			m->packs[k] = odb->packs[i];
 			odb->packs[i]->in_midx = 1;
 		}

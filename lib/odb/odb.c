@@ -51,6 +51,11 @@ static int scan_packs(struct fgit_odb *odb)
 	if ((r = fgit_buf_addf(&path, "%s/pack/", odb->path)) < 0)
 		return r;
 	base = path.len;
+	/* packs deleted since (a repack -d in this process or another) stay
+	 * mapped, since readers may hold them, but are no longer searched */
+	for (size_t i = 0; i < odb->npacks; i++)
+		if (access(odb->packs[i]->pack_path, F_OK) != 0)
+			odb->packs[i]->gone = 1;
 	dir = opendir(path.ptr);
 	if (!dir) {
 		fgit_buf_release(&path);
@@ -283,12 +288,14 @@ int odb_find_packed(struct pack **pack, uint64_t *off, struct fgit_odb *odb,
 	pthread_rwlock_rdlock(&odb->packs_lock);
 	found = odb_midx_lookup(pack, off, odb, oid);
 	if (!found && last < odb->npacks && !odb->packs[last]->in_midx &&
+	    !odb->packs[last]->gone &&
 	    pack_find(odb->packs[last], oid, &pos)) {
 		p = odb->packs[last];
 		found = 1;
 	}
 	for (i = 0; !found && i < odb->npacks; i++) {
-		if (i != last && !odb->packs[i]->in_midx && pack_find(odb->packs[i], oid, &pos)) {
+		if (i != last && !odb->packs[i]->in_midx && !odb->packs[i]->gone &&
+		    pack_find(odb->packs[i], oid, &pos)) {
 			p = odb->packs[i];
 			atomic_store_explicit(&odb->last_pack, (unsigned)i,
 					      memory_order_relaxed);
@@ -583,6 +590,8 @@ static int foreach_common(struct fgit_odb *odb, unsigned int flags, struct forea
 			struct pack *p = packs[i];
 			struct fgit_oid oid;
 			uint32_t k, start = 0, end = p->nr;
+			if (p->gone)
+				continue;
 			if (c->prefix) {
 				start = pack_lower_bound(p, c->prefix);
 				for (k = start; k < p->nr; k++) {

@@ -47,6 +47,7 @@ struct pack {
 	size_t type_memo_mask;
 	uint64_t mtime;
 	int in_midx;			/* covered by the odb's multi-pack-index */
+	int gone;			/* deleted since (seen by a refresh): not searched */
 };
 
 /* An open multi-pack-index (include/fgit/midx.h); validated at open. */

@@ -2,6 +2,9 @@
  * prune-packed (include/fgit/prune.h): loose copies of packed objects.
  */
 #include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <utime.h>
 #include <unistd.h>
 #include "fgit/buf.h"
 #include "fgit/progress.h"
@@ -49,4 +52,27 @@ int fgit_odb_prune_packed(struct fgit_odb *odb, unsigned int flags, int progress
 	}
 	fgit_progress_done(pr);
 	return r < 0 ? r : c.n;
+}
+
+int fgit_odb_force_loose(struct fgit_odb *odb, const struct fgit_oid *oid, int64_t mtime)
+{
+	char path[4096];
+	struct utimbuf ut;
+	enum fgit_object_type type;
+	void *data;
+	size_t len;
+	int r;
+
+	odb_loose_path(path, sizeof(path), odb, oid);
+	if (access(path, F_OK) != 0) {
+		if ((r = fgit_odb_read(&data, &len, &type, odb, oid)) < 0)
+			return r;
+		r = odb_loose_write_buf(odb, oid, type, data, len);
+		free(data);
+		if (r < 0)
+			return r;
+	}
+	ut.actime = ut.modtime = (time_t)mtime;
+	utime(path, &ut);
+	return 0;
 }

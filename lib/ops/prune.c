@@ -74,20 +74,27 @@ static int collect(const struct fgit_oid *oid, enum fgit_object_type type, const
 	return set_add(payload, oid);
 }
 
-static int add_index(struct fgit_objwalk *w, struct prune_ctx *c)
+int fgit_reachability_tips(struct fgit_objwalk *w, struct fgit_repo *repo,
+			   const char *index_path)
 {
 	struct fgit_index_load_opts lo = FGIT_INDEX_LOAD_OPTS_INIT;
 	struct fgit_buf path = FGIT_BUF_INIT;
 	struct fgit_index *idx = NULL;
+	struct fgit_refdb *refs;
 	const char *env = getenv("GIT_INDEX_FILE");
 	int r;
 
-	if (c->o->index_path)
-		fgit_buf_adds(&path, c->o->index_path);
+	if ((r = fgit_repo_refdb(&refs, repo)) < 0 ||
+	    (r = fgit_objwalk_add_all_refs(w, refs, 0)) < 0 ||
+	    (r = fgit_objwalk_add_reflogs(w, fgit_repo_git_dir(repo),
+					  fgit_repo_common_dir(repo), 0)) < 0)
+		return r;
+	if (index_path)
+		fgit_buf_adds(&path, index_path);
 	else if (env && *env)
 		fgit_buf_adds(&path, env);
 	else
-		fgit_buf_addf(&path, "%s/index", fgit_repo_git_dir(c->repo));
+		fgit_buf_addf(&path, "%s/index", fgit_repo_git_dir(repo));
 	lo.flags = FGIT_INDEX_LOAD_MISSING_OK;
 	r = fgit_index_load(&idx, path.ptr, &lo);
 	fgit_buf_release(&path);
@@ -193,18 +200,19 @@ static int add_recent_packed(struct recent_ctx *rc)
 static int walk(struct prune_ctx *c)
 {
 	struct fgit_objwalk *w = NULL;
-	struct fgit_refdb *refs;
 	size_t i;
 	int r;
 
 	c->walked = 1;
-	if ((r = fgit_repo_refdb(&refs, c->repo)) < 0 ||
-	    (r = fgit_objwalk_new(&w, c->odb, FGIT_OBJWALK_OBJECTS)) < 0)
+	if (c->o->reachable) {
+		for (i = 0; i < c->o->nreachable; i++)
+			if ((r = set_add(&c->reachable, &c->o->reachable[i])) < 0)
+				return r;
+		goto recent;
+	}
+	if ((r = fgit_objwalk_new(&w, c->odb, FGIT_OBJWALK_OBJECTS)) < 0)
 		return r;
-	if ((r = fgit_objwalk_add_all_refs(w, refs, 0)) < 0 ||
-	    (r = fgit_objwalk_add_reflogs(w, fgit_repo_git_dir(c->repo),
-					  fgit_repo_common_dir(c->repo), 0)) < 0 ||
-	    (r = add_index(w, c)) < 0)
+	if ((r = fgit_reachability_tips(w, c->repo, c->o->index_path)) < 0)
 		goto out;
 	for (i = 0; i < c->o->ntips; i++)
 		if ((r = fgit_objwalk_add(w, &c->o->tips[i], NULL, 0)) < 0)
@@ -213,6 +221,7 @@ static int walk(struct prune_ctx *c)
 		goto out;
 	fgit_objwalk_free(w);
 	w = NULL;
+recent:
 	if (c->o->expire != INT64_MAX) {
 		struct recent_ctx rc = { c, NULL, 0 };
 		if ((r = fgit_objwalk_new(&rc.w, c->odb, FGIT_OBJWALK_OBJECTS)) < 0)

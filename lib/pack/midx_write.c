@@ -41,6 +41,7 @@ struct pinfo {
 };
 
 struct entry {
+	uint64_t key;			/* first 8 bytes of the id, big-endian: fast compares */
 	const unsigned char *oid;
 	uint64_t offset;
 	uint64_t mtime;
@@ -234,11 +235,12 @@ out:
 	return r;
 }
 
-static int entry_cmp(const void *a, const void *b, void *rawsz)
+static int entry_cmp(const struct entry *x, const struct entry *y, size_t rawsz)
 {
-	const struct entry *x = a, *y = b;
-	int c = memcmp(x->oid, y->oid, *(size_t *)rawsz);
-	if (c)
+	int c;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	if ((c = memcmp(x->oid + 8, y->oid + 8, rawsz - 8)))
 		return c;
 	if (x->preferred != y->preferred)
 		return x->preferred ? -1 : 1;
@@ -251,7 +253,7 @@ static int entry_cmp(const void *a, const void *b, void *rawsz)
 static int sorted_entries(struct entry **out, size_t *nout, struct wctx *c)
 {
 	struct entry *all = NULL, *bucket = NULL;
-	size_t nall = 0, total = 0, maxb = 0, i;
+	size_t nall = 0, total = 0, maxb = 0, i, *runs = NULL, *heads = NULL;
 	unsigned b;
 	int r = 0;
 
@@ -274,13 +276,16 @@ static int sorted_entries(struct entry **out, size_t *nout, struct wctx *c)
 	}
 	all = malloc((total ? total : 1) * sizeof(*all));
 	bucket = malloc((maxb ? maxb : 1) * sizeof(*bucket));
-	if (!all || !bucket) {
+	runs = malloc((c->nr + 2) * sizeof(*runs));
+	heads = malloc((c->nr + 2) * sizeof(*heads));
+	if (!all || !bucket || !runs || !heads) {
 		r = fgit_error_set(FGIT_ENOMEM, "out of memory");
 		goto out;
 	}
 	for (b = 0; b < 256; b++) {
-		size_t nb = 0, k;
+		size_t nb = 0, nrun = 0, k;
 		if (c->m) {
+			runs[nrun++] = nb;
 			uint32_t lo = b ? fgit_midx_fanout(c->m, b - 1) : 0;
 			uint32_t hi = fgit_midx_fanout(c->m, b), pos;
 			for (pos = lo; pos < hi; pos++) {
@@ -288,6 +293,7 @@ static int sorted_entries(struct entry **out, size_t *nout, struct wctx *c)
 				if ((r = fgit_midx_entry_at(&e->pack, &e->offset, c->m, pos)) < 0)
 					goto out;
 				e->oid = fgit_midx_oid_raw(c->m, pos);
+				e->key = fgit_be64(e->oid);
 				e->mtime = 0;
 				e->preferred = (int)e->pack == c->preferred;
 			}
@@ -299,9 +305,11 @@ static int sorted_entries(struct entry **out, size_t *nout, struct wctx *c)
 				continue;
 			lo = b ? fgit_pack_idx_fanout(pi->idx, b - 1) : 0;
 			hi = fgit_pack_idx_fanout(pi->idx, b);
+			runs[nrun++] = nb;
 			for (pos = lo; pos < hi; pos++) {
 				struct entry *e = &bucket[nb++];
 				e->oid = fgit_pack_idx_name(pi->idx, pos);
+				e->key = fgit_be64(e->oid);
 				if ((r = fgit_pack_idx_offset(&e->offset, pi->idx, pos)) < 0)
 					goto out;
 				e->mtime = pi->mtime;
@@ -309,12 +317,26 @@ static int sorted_entries(struct entry **out, size_t *nout, struct wctx *c)
 				e->preferred = (int)i == c->preferred;
 			}
 		}
-		if (nb > 1)
-			qsort_r(bucket, nb, sizeof(*bucket), entry_cmp, &c->rawsz);
-		for (k = 0; k < nb; k++) {
-			if (k && !memcmp(bucket[k].oid, bucket[k - 1].oid, c->rawsz))
+		/* each run (the old midx's, each pack's) is sorted by id: merge
+		 * them, the best copy of an id first, and keep that one */
+		runs[nrun] = nb;
+		for (k = 0; k < nrun; k++)
+			heads[k] = runs[k];
+		for (;;) {
+			size_t best = SIZE_MAX;
+			const struct entry *e;
+			for (k = 0; k < nrun; k++)
+				if (heads[k] < runs[k + 1] &&
+				    (best == SIZE_MAX ||
+				     entry_cmp(&bucket[heads[k]], &bucket[heads[best]], c->rawsz) < 0))
+					best = k;
+			if (best == SIZE_MAX)
+				break;
+			e = &bucket[heads[best]++];
+			if (nall && all[nall - 1].key == e->key &&
+			    !memcmp(all[nall - 1].oid, e->oid, c->rawsz))
 				continue;
-			all[nall++] = bucket[k];
+			all[nall++] = *e;
 		}
 	}
 	*out = all;
@@ -323,6 +345,8 @@ static int sorted_entries(struct entry **out, size_t *nout, struct wctx *c)
 out:
 	free(all);
 	free(bucket);
+	free(runs);
+	free(heads);
 	return r;
 }
 
@@ -518,14 +542,19 @@ static int write_internal(const char *objdir, const struct fgit_midx_options *o,
 			k += fan[i];
 			add32(&out, (uint32_t)k);
 		}
-		for (i = 0; i < ne; i++)
-			fgit_buf_add(&out, e[i].oid, c.rawsz);
-		for (i = 0, k = 0; i < ne; i++) {
-			add32(&out, perm[e[i].pack]);
-			if (large_needed && (e[i].offset >> 31))
-				add32(&out, 0x80000000u | (uint32_t)k++);
-			else
-				add32(&out, (uint32_t)e[i].offset);
+		/* room was reserved above: store directly */
+		{
+			unsigned char *w = (unsigned char *)out.ptr + out.len;
+			for (i = 0; i < ne; i++, w += c.rawsz)
+				memcpy(w, e[i].oid, c.rawsz);
+			for (i = 0, k = 0; i < ne; i++, w += 8) {
+				put32(w, perm[e[i].pack]);
+				if (large_needed && (e[i].offset >> 31))
+					put32(w + 4, 0x80000000u | (uint32_t)k++);
+				else
+					put32(w + 4, (uint32_t)e[i].offset);
+			}
+			fgit_buf_setlen(&out, out.len + ne * (c.rawsz + 8));
 		}
 		if (large_needed)
 			for (i = 0; i < ne; i++)
@@ -539,7 +568,9 @@ static int write_internal(const char *objdir, const struct fgit_midx_options *o,
 		if ((r = fgit_buf_add(&out, sum, c.rawsz)) < 0)
 			goto out;
 	}
-	if ((r = fgit_lockfile_acquire(&lk, path.ptr, 0)) < 0)
+	/* fsync'd as git's default core.fsync does for pack metadata and
+	 * commit-graphs */
+	if ((r = fgit_lockfile_acquire(&lk, path.ptr, FGIT_LOCK_FSYNC)) < 0)
 		goto out;
 	if ((r = fgit_lockfile_write(lk, out.ptr, out.len)) < 0) {
 		fgit_lockfile_rollback(lk);

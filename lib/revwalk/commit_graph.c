@@ -641,7 +641,9 @@ int fgit_commit_graph_write(const char *objects_dir, struct fgit_odb *odb,
 	fgit_buf_addf(&path, "%s/info", objects_dir);
 	mkdir(path.ptr, 0777);
 	fgit_buf_adds(&path, "/commit-graph");
-	if ((r = fgit_lockfile_acquire(&lk, path.ptr, 0)) < 0)
+	/* fsync'd as git's default core.fsync does for pack metadata and
+	 * commit-graphs */
+	if ((r = fgit_lockfile_acquire(&lk, path.ptr, FGIT_LOCK_FSYNC)) < 0)
 		goto out;
 	fchmod(fgit_lockfile_fd(lk), 0444);
 	if ((r = fgit_lockfile_write(lk, out.ptr, out.len)) < 0) {

@@ -105,23 +105,10 @@ static void check_config(struct fgit_repo *repo)
 	die("unable to parse '%s' from command-line config", key);
 }
 
-struct names {
-	char **v;
-	size_t nr, alloc;
-};
-
-static int collect(const char *name, void *payload)
+static void expire_failed(const char *name, void *payload)
 {
-	struct names *n = payload;
-
-	if (n->nr == n->alloc) {
-		n->alloc = n->alloc ? 2 * n->alloc : 32;
-		n->v = realloc(n->v, n->alloc * sizeof(*n->v));
-		if (!n->v)
-			die("out of memory");
-	}
-	n->v[n->nr++] = strdup(name);
-	return 0;
+	int *status = payload;
+	*status |= error("%s", fgit_error_last());
 }
 
 static int cmd_expire(int argc, const char **argv)
@@ -155,18 +142,10 @@ static int cmd_expire(int argc, const char **argv)
 	if (fgit_repo_refdb(&db, repo))
 		die_last();
 	if (all) {
-		struct names n = { NULL, 0, 0 };
 		would = dry_run;
-		size_t k;
-		/* git 2.39's --single-worktree sets the variable it should
-		 * clear: every worktree is processed either way */
-		if (fgit_reflog_foreach_name(db, FGIT_REFLOG_ALL_WORKTREES, collect, &n))
+		if (fgit_reflog_expire_all(repo, &opts, now, expire_failed, &status) &&
+		    !status)
 			die_last();
-		for (k = 0; k < n.nr; k++) {
-			status |= expire_one(repo, n.v[k]);
-			free(n.v[k]);
-		}
-		free(n.v);
 		would = 0;
 	}
 	for (i = 0; i < argc; i++) {

@@ -1,5 +1,7 @@
 /*
- * Reflog expiry as `git reflog expire` and `git reflog delete` do it (the
+ * Repository-level ref maintenance, for the CLI and gc: pack-refs with
+ * peeling through the odb, and reflog expiry as `git reflog expire` and
+ * `git reflog delete` do it (the
  * reading and rewriting of reflog files is in refs.h): entries older than
  * the expire time go, entries older than the expire-unreachable time go if
  * their old or new commit is not reachable from the ref's tip (from any
@@ -64,10 +66,32 @@ int fgit_reflog_expire(struct fgit_repo *repo, const char *refname,
 		       const struct fgit_reflog_expire_opts *opts);
 
 /*
+ * `git reflog expire --all`: every reflog (every worktree's HEAD too, see
+ * fgit_reflog_foreach_name), each with opts completed by
+ * fgit_reflog_expire_config().  A reflog that fails (a lock held) is
+ * reported through failed (may be NULL; the message is in
+ * fgit_error_last() then) and the rest are still expired, as git does;
+ * FGIT_ERROR then.  A bad config value fails at once (its message).
+ */
+int fgit_reflog_expire_all(struct fgit_repo *repo, const struct fgit_reflog_expire_opts *opts,
+			   int64_t now, void (*failed)(const char *name, void *payload),
+			   void *payload);
+
+/*
  * The number of entries in refname's reflog that `ref@{N}` or
  * `ref@{<date>}` counts for reflog delete: for a date (before != NULL),
  * the entries older than *before.
  */
 long fgit_reflog_count(struct fgit_repo *repo, const char *refname, const int64_t *before);
+
+/*
+ * git pack-refs on a repository: fgit_refdb_pack() (flags: enum
+ * fgit_pack_refs_flags) with objects read from its odb, annotated tags
+ * peeled.  missing (may be NULL) is called for each ref left loose
+ * because its object is missing (git: "error: <name> does not point to a
+ * valid object!").  Errors as fgit_refdb_pack().
+ */
+int fgit_repo_pack_refs(struct fgit_repo *repo, unsigned int flags,
+			void (*missing)(const char *name, void *payload), void *payload);
 
 #endif

@@ -360,3 +360,55 @@ long fgit_reflog_count(struct fgit_repo *repo, const char *refname, const int64_
 	fgit_reflog_foreach(db, refname, 0, count_cb, &c);
 	return c.n;
 }
+
+struct all_ctx {
+	char **v;
+	size_t nr, alloc;
+};
+
+static int collect_name(const char *name, void *payload)
+{
+	struct all_ctx *c = payload;
+
+	if (c->nr == c->alloc) {
+		size_t n = c->alloc ? 2 * c->alloc : 32;
+		char **v = realloc(c->v, n * sizeof(*v));
+		if (!v)
+			return fgit_error_set(FGIT_ENOMEM, "out of memory");
+		c->v = v;
+		c->alloc = n;
+	}
+	if (!(c->v[c->nr] = strdup(name)))
+		return fgit_error_set(FGIT_ENOMEM, "out of memory");
+	c->nr++;
+	return 0;
+}
+
+int fgit_reflog_expire_all(struct fgit_repo *repo, const struct fgit_reflog_expire_opts *opts,
+			   int64_t now, void (*failed)(const char *name, void *payload),
+			   void *payload)
+{
+	struct all_ctx c = { NULL, 0, 0 };
+	struct fgit_refdb *db;
+	size_t i;
+	int r, status = 0;
+
+	if ((r = fgit_repo_refdb(&db, repo)))
+		return r;
+	/* collected first: expiring rewrites the files being listed */
+	r = fgit_reflog_foreach_name(db, FGIT_REFLOG_ALL_WORKTREES, collect_name, &c);
+	for (i = 0; !r && i < c.nr; i++) {
+		struct fgit_reflog_expire_opts o = *opts;
+		if ((r = fgit_reflog_expire_config(&o, fgit_repo_config(repo), c.v[i], now, NULL)))
+			break;
+		if (fgit_reflog_expire(repo, c.v[i], &o)) {
+			if (failed)
+				failed(c.v[i], payload);
+			status = FGIT_ERROR;
+		}
+	}
+	for (i = 0; i < c.nr; i++)
+		free(c.v[i]);
+	free(c.v);
+	return r ? r : status;
+}

@@ -768,9 +768,9 @@ static int split_head(struct fgit_ref_transaction *tx, struct ref_update *u,
 	struct ref_update *n;
 	int r;
 
+	/* as git, also for a verify (which logs "<old> 0000" in HEAD's reflog) */
 	if (!head_ref || strcmp(u->name, head_ref) ||
-	    (u->flags & (FGIT_REF_LOG_ONLY | U_VIA_HEAD | U_PRUNING | U_SYMREF)) ||
-	    !(u->flags & U_HAVE_NEW))
+	    (u->flags & (FGIT_REF_LOG_ONLY | U_VIA_HEAD | U_PRUNING | U_SYMREF)))
 		return 0;
 	if (find_update(tx, "HEAD"))
 		return fgit_error_set(FGIT_EINVALID,

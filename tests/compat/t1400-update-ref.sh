@@ -80,6 +80,11 @@ test_expect_success 'symref chains, HEAD and its branch in one transaction' '
 		\$X update-ref refs/remotes/origin/HEAD HEAD && \$X update-ref --no-deref -d refs/remotes/origin/HEAD &&
 		\$X update-ref --no-deref refs/remotes/origin/HEAD HEAD~1"'
 
+test_expect_success 'verify of the checked-out branch logs in HEAD (as git does)' '
+	both setup_repo "printf \"verify refs/heads/main HEAD\n\" | \$X update-ref --stdin &&
+		\$X update-ref -d refs/heads/main && printf \"verify refs/heads/main \n\" | \$X update-ref --stdin &&
+		printf \"update refs/heads/main \\\"\\\"\n\" | \$X update-ref --stdin; echo \$?"'
+
 test_expect_success 'broken refs, loose over packed' '
 	both setup_packed "echo garbage >.git/refs/heads/broken; \$X update-ref refs/heads/broken HEAD; echo \$?;
 		\$X update-ref refs/heads/broken HEAD HEAD; echo \$?; \$X update-ref -d refs/heads/broken; echo \$?;

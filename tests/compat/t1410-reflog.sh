@@ -55,7 +55,8 @@ test_expect_success 'expire: config defaults and patterns' '
 test_expect_success 'expire errors' '
 	both setup_logs "\$X reflog expire nosuch; echo \$?;
 		\$X reflog expire --expire=bogus main; echo \$?;
-		: >.git/refs/heads/main.lock; \$X reflog expire main; echo \$?"'
+		: >.git/refs/heads/main.lock; \$X reflog expire main; echo \$?;
+		\$X reflog expire --all --expire=all; echo \$?"'
 test_expect_success 'delete' '
 	both setup_logs "\$X reflog delete main@{1} && \$X reflog delete --rewrite main@{2} &&
 		\$X reflog delete --updateref --rewrite main@{0} && \$X reflog delete main@{99} &&

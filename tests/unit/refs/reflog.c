@@ -8,27 +8,8 @@
 #include "fgit/buf.h"
 #include "fgit/common.h"
 #include "fgit/refs.h"
+#include "helpers.h"
 
-static char dir[64];
-
-static void put(const char *name, const char *content)
-{
-	struct fgit_buf p = FGIT_BUF_INIT;
-	FILE *f;
-	char *slash;
-	fgit_buf_addf(&p, "%s/%s", dir, name);
-	for (slash = strchr(p.ptr + strlen(dir) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
-		*slash = '\0';
-		mkdir(p.ptr, 0777);
-		*slash = '/';
-	}
-	f = fopen(p.ptr, "w");
-	if (f) {
-		fputs(content, f);
-		fclose(f);
-	}
-	fgit_buf_release(&p);
-}
 
 #define A "1111111111111111111111111111111111111111"
 #define B "2222222222222222222222222222222222222222"

@@ -426,7 +426,10 @@ int odb_freshen(struct fgit_odb *odb, const struct fgit_oid *oid)
 		return 1;
 	}
 	if (odb_find_packed(&p, &pos, odb, oid)) {
-		utime(p->pack_path, NULL);
+		/* once per pack: add -A of 100,000 present objects made
+		 * 100,000 utime() calls on one pack otherwise */
+		if (!atomic_exchange(&p->freshened, 1))
+			utime(p->pack_path, NULL);
 		return 1;
 	}
 	for (i = 0; i < odb->nalts; i++)

@@ -1,5 +1,6 @@
-# Issue 4 (stub until fgit has add): the whole 100,000-file tree into an empty
-# index and a fresh object database on tmpfs each run.  git: 12.5 s.
+# Issue 4: the whole 100,000-file tree into an empty index and a fresh
+# object database on tmpfs each run (every blob deflated and written).
+# git: 12.5 s on a quiet machine.  Target ratio <= 0.4.
 title='add -A, 100,000 files, empty index, fresh objects'
 corpus=small
 dir='$CORPUS/tree'

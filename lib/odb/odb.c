@@ -410,18 +410,41 @@ int fgit_odb_read_info(struct fgit_object_info *out, struct fgit_odb *odb,
 	}
 }
 
-static int exists_local(struct fgit_odb *odb, const struct fgit_oid *oid)
+static int exists_packed_any(struct fgit_odb *odb, const struct fgit_oid *oid)
 {
 	struct pack *p;
 	uint64_t off;
 	size_t i;
 
-	if (odb_find_packed(&p, &off, odb, oid) > 0 || odb_loose_exists(odb, oid))
+	if (odb_find_packed(&p, &off, odb, oid) > 0)
 		return 1;
 	for (i = 0; i < odb->nalts; i++)
-		if (exists_local(odb->alts[i], oid))
+		if (exists_packed_any(odb->alts[i], oid))
 			return 1;
 	return 0;
+}
+
+static int exists_loose_any(struct fgit_odb *odb, const struct fgit_oid *oid)
+{
+	size_t i;
+
+	if (odb_loose_exists(odb, oid))
+		return 1;
+	for (i = 0; i < odb->nalts; i++)
+		if (exists_loose_any(odb->alts[i], oid))
+			return 1;
+	return 0;
+}
+
+/*
+ * Every pack (ours and the alternates') before any loose file, as git
+ * looks: a lookup in a mapped .idx costs no system call, a missing loose
+ * file one failed access() each (commit -a in a --shared clone of
+ * 100,000 files made 105,000 of them).
+ */
+static int exists_local(struct fgit_odb *odb, const struct fgit_oid *oid)
+{
+	return exists_packed_any(odb, oid) || exists_loose_any(odb, oid);
 }
 
 int fgit_odb_exists(struct fgit_odb *odb, const struct fgit_oid *oid)
@@ -443,13 +466,18 @@ int odb_freshen(struct fgit_odb *odb, const struct fgit_oid *oid)
 	uint64_t off;
 	size_t i;
 
+	/* packed first, as git's write_object_file: no failed access() per
+	 * object when everything is packed */
+	if (odb_find_packed(&p, &off, odb, oid) > 0) {
+		/* once per pack: add -A of 100,000 present objects made
+		 * 100,000 utime() calls on one pack otherwise */
+		if (!atomic_exchange(&p->freshened, 1))
+			utime(p->pack_path, NULL);
+		return 1;
+	}
 	odb_loose_path(path, sizeof(path), odb, oid);
 	if (access(path, F_OK) == 0) {
 		utime(path, NULL);
-		return 1;
-	}
-	if (odb_find_packed(&p, &off, odb, oid) > 0) {
-		utime(p->pack_path, NULL);
 		return 1;
 	}
 	for (i = 0; i < odb->nalts; i++)

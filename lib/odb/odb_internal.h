@@ -34,6 +34,8 @@ struct pack {
 	const unsigned char *off32;	/* v2 */
 	const unsigned char *off64;	/* v2 */
 	size_t n_off64;
+	/* freshened (utime) once per process, as git's p->freshened */
+	atomic_int freshened;
 	/* .pack, mapped on first use */
 	pthread_mutex_t lock;
 	atomic_int state;		/* 0 unopened, 1 open, -1 failed */

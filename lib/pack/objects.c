@@ -380,68 +380,63 @@ static int locate_chunk(size_t begin, size_t end, int worker, void *payload)
 	return 0;
 }
 
-/* Depth of reused chains; cut cycles and chains deeper than --depth. */
-static void settle_reused(struct fgit_packer *pk)
+static void drop_reuse(struct entry *e)
 {
+	e->delta = NONE;
+	e->flags &= ~E_REUSE;
+	e->stored_type = 0;
+	e->depth = 0;
+}
+
+/*
+ * Depths of reused delta chains, each computed once (an entry's depth is
+ * its base's plus one; walking every chain from every entry cost 10% of
+ * repack -ad).  A cycle (possible across packs) is cut, and so is an
+ * entry deeper than --depth: it becomes a delta candidate.
+ */
+static int settle_reused(struct fgit_packer *pk)
+{
+	uint8_t *state = calloc((size_t)pk->nr + 1, 1);	/* 1 on the stack, 2 done */
+	uint32_t *stack = malloc(((size_t)pk->nr + 1) * sizeof(*stack));
 	uint32_t i;
 
+	if (!state || !stack) {
+		free(state);
+		free(stack);
+		return fgit_error_set(FGIT_ENOMEM, "out of memory");
+	}
 	for (i = 0; i < pk->nr; i++) {
-		struct entry *e = E(pk, i);
-		uint32_t d = 0, j = i, steps = 0;
-		if (e->delta == NONE || e->depth)
-			continue;
-		/* walk to the root, counting */
-		while (E(pk, j)->delta != NONE && steps <= pk->nr) {
-			j = E(pk, j)->delta;
-			steps++;
+		uint32_t n = 0, j = i;
+		while (state[j] != 2) {
+			struct entry *e = E(pk, j);
+			if (state[j] == 1) {	/* a cycle: cut where we came in */
+				drop_reuse(E(pk, stack[n - 1]));
+				break;
+			}
+			if (e->delta != NONE && (E(pk, e->delta)->flags & E_PREFERRED) && !pk->o.thin)
+				drop_reuse(e);
+			if (e->delta == NONE) {
+				e->depth = 0;
+				state[j] = 2;
+				break;
+			}
+			state[j] = 1;
+			stack[n++] = j;
+			j = e->delta;
 		}
-		if (steps > pk->nr) {
-			/* a cycle: make this one whole */
-			e->delta = NONE;
-			e->flags &= ~E_REUSE;
-			e->stored_type = 0;
-			continue;
-		}
-		d = steps;
-		/* assign depths down the path */
-		j = i;
-		while (E(pk, j)->delta != NONE) {
-			struct entry *x = E(pk, j);
-			x->depth = d--;
-			j = x->delta;
+		while (n) {
+			struct entry *x = E(pk, stack[--n]);
+			if (x->delta != NONE) {
+				x->depth = E(pk, x->delta)->depth + 1;
+				if (x->depth > (uint32_t)pk->o.depth)
+					drop_reuse(x);
+			}
+			state[stack[n]] = 2;
 		}
 	}
-	/* cut chains deeper than allowed: the entry becomes a candidate */
-	for (i = 0; i < pk->nr; i++) {
-		struct entry *e = E(pk, i);
-		if (e->delta != NONE && (e->depth > (uint32_t)pk->o.depth ||
-					 (E(pk, e->delta)->flags & E_PREFERRED && !pk->o.thin))) {
-			e->delta = NONE;
-			e->flags &= ~E_REUSE;
-			e->stored_type = 0;
-			e->depth = 0;
-		}
-	}
-	/* depths may have changed above where a chain was cut: recompute */
-	for (i = 0; i < pk->nr; i++)
-		E(pk, i)->depth = 0;
-	for (i = 0; i < pk->nr; i++) {
-		struct entry *e = E(pk, i);
-		uint32_t d = 0, j = i;
-		if (e->delta == NONE)
-			continue;
-		while (E(pk, j)->delta != NONE) {
-			j = E(pk, j)->delta;
-			d++;
-		}
-		e->depth = d;
-		if (d > (uint32_t)pk->o.depth) {
-			e->delta = NONE;
-			e->flags &= ~E_REUSE;
-			e->stored_type = 0;
-			e->depth = 0;
-		}
-	}
+	free(state);
+	free(stack);
+	return 0;
 }
 
 /* ---- 3. delta search ---- */
@@ -512,7 +507,8 @@ static int load_data(unsigned char **out, struct fgit_packer *pk, struct entry *
 	return 0;
 }
 
-/* git's try_delta: -1 different type (stop), 0 nothing better, 1 better. */
+/* git's try_delta: -1 different type (stop), 0 nothing better, 1 better,
+ * -2 an object could not be read (error set). */
 static int try_delta(struct fgit_packer *pk, struct slot *trg, struct slot *src,
 		     uint32_t max_depth, unsigned char **best, size_t *best_len, size_t *mem)
 {
@@ -546,6 +542,18 @@ static int try_delta(struct fgit_packer *pk, struct slot *trg, struct slot *src,
 		return 0;
 	if (te->size < se->size / 32)
 		return 0;
+	if (!trg->data) {
+		if (load_data(&trg->data, pk, te) < 0)
+			return -2;
+		trg->mem += te->size;
+		*mem += te->size;
+	}
+	if (!src->data) {
+		if (load_data(&src->data, pk, se) < 0)
+			return -2;
+		src->mem += se->size;
+		*mem += se->size;
+	}
 	if (!src->index) {
 		src->index = delta_index_new(src->data, se->size);
 		if (!src->index)
@@ -613,10 +621,8 @@ static int find_deltas(struct ctx *c, uint32_t begin, uint32_t end, int worker)
 			slot_free(&win[tail], &mem);
 			count--;
 		}
-		if ((ret = load_data(&n->data, pk, e)) < 0)
-			break;
-		n->mem = e->size;
-		mem += n->mem;
+		/* data is read when a pair first needs it: with reuse most pairs
+		 * are ruled out before (repack -ad reads almost nothing here) */
 		if (!(e->flags & E_PREFERRED)) {
 			max_depth = (uint32_t)pk->o.depth;
 			if (e->delta_child != NONE) {
@@ -631,10 +637,20 @@ static int find_deltas(struct ctx *c, uint32_t begin, uint32_t end, int worker)
 				if (win[other].e == NONE)
 					break;
 				r = try_delta(pk, n, &win[other], max_depth, &best, &best_len, &mem);
+				if (r == -2) {
+					ret = fgit_error_last_code();
+					if (ret >= 0)
+						ret = FGIT_ERROR;
+					break;
+				}
 				if (r < 0)
 					break;
 				if (r > 0)
 					best_base = (int)other;
+			}
+			if (ret < 0) {
+				free(best);
+				break;
 			}
 			if (best) {
 				unsigned char *z;
@@ -1124,7 +1140,8 @@ int fgit_packer_prepare(struct fgit_packer *pk)
 	c.prog = NULL;
 	if (ret < 0)
 		return ret;
-	settle_reused(pk);
+	if ((ret = settle_reused(pk)) < 0)
+		return ret;
 	ret = search_deltas(pk, &c);
 	free(c.list);
 	free(c.seg);

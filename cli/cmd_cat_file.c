@@ -13,7 +13,6 @@
 #include <string.h>
 #include "cli.h"
 #include "fgit/quote.h"
-#include "odb_setup.h"
 #include "fgit/buf.h"
 #include "fgit/object.h"
 #include "fgit/odb.h"
@@ -119,11 +118,10 @@ static _Noreturn void die_read(void)
 
 /* ---- single-object modes ---- */
 
-static void resolve_or_die(struct fgit_oid *oid, struct fgit_odb *odb, const char *name)
+static void resolve_or_die(struct fgit_oid *oid, const char *name)
 {
 	struct fgit_revparse_info info = FGIT_REVPARSE_INFO_INIT;
 	int r = fgit_revparse_ext(oid, &info, cli_repo(), name);
-	(void)odb;
 	if (r < 0 && info.why == FGIT_REVPARSE_PATH_ERROR)
 		die_last();	/* "path 'x' does not exist in 'HEAD'" */
 	if (r < 0 && r != FGIT_ENOTFOUND)
@@ -133,9 +131,18 @@ static void resolve_or_die(struct fgit_oid *oid, struct fgit_odb *odb, const cha
 	fgit_revparse_info_release(&info);
 }
 
+/* The repository's object database; dies as git does when there is none. */
+static struct fgit_odb *repo_odb(void)
+{
+	struct fgit_odb *odb;
+	if (fgit_repo_odb(&odb, cli_repo()) < 0)
+		die_last();
+	return odb;
+}
+
 static int cat_one(int opt, const char *type_name, const char *name)
 {
-	struct fgit_odb *odb = cli_odb();
+	struct fgit_odb *odb = repo_odb();
 	struct fgit_object_info info;
 	struct fgit_oid oid;
 	enum fgit_object_type want = FGIT_OBJ_NONE, type;
@@ -149,10 +156,10 @@ static int cat_one(int opt, const char *type_name, const char *name)
 			die("invalid object type \"%s\"", type_name);
 	}
 	if (opt == 'e') {
-		resolve_or_die(&oid, odb, name);
+		resolve_or_die(&oid, name);
 		return fgit_odb_exists(odb, &oid) ? 0 : 1;
 	}
-	resolve_or_die(&oid, odb, name);
+	resolve_or_die(&oid, name);
 	switch (opt) {
 	case 't':
 	case 's':
@@ -446,7 +453,7 @@ static void batch_name(struct batch *b, char *line, int contents)
 			rest = p;
 		}
 	}
-	r = cli_resolve(&oid, b->odb, line);
+	r = fgit_revparse_single(&oid, cli_repo(), line);
 	if (r == FGIT_EAMBIGUOUS) {
 		printf("%s ambiguous\n", line);
 		return;
@@ -740,7 +747,7 @@ CLI_CMD(cat_file)
 		if (n)
 			usage_msg("batch modes take no arguments");
 		setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
-		batch.odb = cli_odb();
+		batch.odb = repo_odb();
 		compile_format(&batch);
 		if (batch.all) {
 			batch.buffer = 1;

@@ -2,7 +2,6 @@
 #include <stdio.h>
 #include <string.h>
 #include "cli.h"
-#include "odb_setup.h"
 #include <stdlib.h>
 #include "fgit/buf.h"
 #include "fgit/odb.h"
@@ -68,20 +67,23 @@ CLI_CMD(count_objects)
 		OPT_END(),
 	};
 	struct fgit_odb_counts c;
+	struct fgit_odb *odb;
 	char a[64], b[64], g[64];
 
 	n = cli_parse_options(argc, argv, "count-objects", real, count_objects_usage, 0);
 	if (n)
 		cli_usage_with_options(count_objects_usage, real, 0);
+	if (fgit_repo_odb(&odb, cli_repo()) < 0)
+		die_last();
 	{
 		struct fgit_buf disp = FGIT_BUF_INIT;
-		struct gctx g = { verbose, fgit_odb_path(cli_odb()), NULL };
+		struct gctx g = { verbose, fgit_odb_path(odb), NULL };
 		if (!getenv("GIT_OBJECT_DIRECTORY")) {
 			fgit_buf_addf(&disp, "%s/objects",
 				      fgit_repo_common_dir_display(cli_repo()));
 			g.display = disp.ptr;
 		}
-		if (fgit_odb_count(&c, cli_odb(), garbage, &g) < 0)
+		if (fgit_odb_count(&c, odb, garbage, &g) < 0)
 			die_last();
 		fgit_buf_release(&disp);
 	}
@@ -102,7 +104,7 @@ CLI_CMD(count_objects)
 	       (unsigned long long)c.garbage_count, g);
 	{
 		const char *alts[64];
-		size_t i, na = fgit_odb_alternates(cli_odb(), alts, 64);
+		size_t i, na = fgit_odb_alternates(odb, alts, 64);
 		for (i = 0; i < na && i < 64; i++)
 			printf("alternate: %s\n", alts[i]);
 	}

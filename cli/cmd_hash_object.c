@@ -18,12 +18,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cli.h"
-#include "odb_setup.h"
+#include "convert_setup.h"
 #include "fgit/buf.h"
 #include "fgit/config.h"
 #include "fgit/hash.h"
 #include "fgit/object.h"
+#include "fgit/quote.h"
 #include "fgit/odb.h"
+#include "fgit/repo.h"
 
 #define SMALL_FILE (64u << 10)
 #define BIG_FILE_DEFAULT (512ull << 20)
@@ -35,12 +37,49 @@ static const char *const hash_object_usage[] = {
 	NULL
 };
 
+struct hopts;
+static void hash_buffer(struct hopts *o, const void *buf, size_t len);
+
 struct hopts {
 	const char *type_name;
 	enum fgit_object_type type;
 	int write, literally;
 	struct fgit_odb *odb;
 };
+
+/* Whether content named by `path` goes through the to-git conversion:
+ * blobs only, never --literally, and only when there is a path to look
+ * attributes up for (--no-filters gives none). */
+static int converts(const struct hopts *o, const char *path)
+{
+	return path && o->type == FGIT_OBJ_BLOB && !o->literally;
+}
+
+/*
+ * The path attributes are looked up for: an absolute path inside the
+ * worktree is taken relative to its top.  (git looks such a path up as
+ * it is, reading .gitattributes along it from the root of the file
+ * system; for the usual basename patterns the result is the same.)
+ */
+static const char *attr_path(const char *top, const char *name)
+{
+	size_t n = top ? strlen(top) : 0;
+	if (name[0] == '/' && n && !strncmp(name, top, n) && name[n] == '/')
+		return name + n + 1;
+	return name;
+}
+
+/* Hash (and store) content after converting it as `path`'s would be. */
+static void hash_converted(struct hopts *o, const char *path, const void *buf, size_t len)
+{
+	struct fgit_buf conv = FGIT_BUF_INIT;
+
+	if (cli_convert_to_git(&conv, path, buf, len, o->write ? CLI_CONVERT_WRITE : 0))
+		hash_buffer(o, conv.ptr, conv.len);
+	else
+		hash_buffer(o, buf, len);
+	fgit_buf_release(&conv);
+}
 
 /* core.bigFileThreshold: above it a file is streamed, never mapped whole */
 static uint64_t big_file_threshold = BIG_FILE_DEFAULT;
@@ -151,7 +190,8 @@ static void hash_stream(struct fgit_oid *oid, int fd, uint64_t size, const char 
 		die_last();
 }
 
-static void hash_file(struct hopts *o, const char *path)
+/* Hash the file at `path`; `vpath` names it for conversion (NULL: none). */
+static void hash_file(struct hopts *o, const char *path, const char *vpath)
 {
 	static char small[SMALL_FILE];
 	struct stat st;
@@ -164,6 +204,15 @@ static void hash_file(struct hopts *o, const char *path)
 	if (fstat(fd, &st) < 0)
 		die_errno("could not stat '%s'", path);
 	size = (size_t)st.st_size;
+	if (converts(o, vpath) && cli_would_convert(vpath)) {
+		struct fgit_buf b = FGIT_BUF_INIT;
+		if (fgit_buf_read_fd(&b, fd, size) < 0)
+			die_errno("could not read '%s'", path);
+		close(fd);
+		hash_converted(o, vpath, b.ptr, b.len);
+		fgit_buf_release(&b);
+		return;
+	}
 	if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size != size) {
 		struct fgit_buf b = FGIT_BUF_INIT;
 		if (fgit_buf_read_fd(&b, fd, 0) < 0)
@@ -217,43 +266,13 @@ static void hash_file(struct hopts *o, const char *path)
 	}
 }
 
-/* Undo git's C-style quoting of a path ("a\tb", "\303\251"). */
-static int unquote_c(struct fgit_buf *out, const char *s)
-{
-	static const char esc[] = "abtnvfr", val[] = "\a\b\t\n\v\f\r";
-	if (*s++ != '"')
-		return -1;
-	for (;;) {
-		const char *e;
-		int c = (unsigned char)*s++;
-		if (!c)
-			return -1;
-		if (c == '"')
-			return *s ? -1 : 0;
-		if (c != '\\') {
-			fgit_buf_addch(out, c);
-			continue;
-		}
-		c = (unsigned char)*s++;
-		if (c == '\\' || c == '"') {
-			fgit_buf_addch(out, c);
-		} else if (c && (e = strchr(esc, c))) {
-			fgit_buf_addch(out, val[e - esc]);
-		} else if (c >= '0' && c <= '3' && s[0] >= '0' && s[0] <= '7' &&
-			   s[1] >= '0' && s[1] <= '7') {
-			fgit_buf_addch(out, ((c - '0') << 6) | ((s[0] - '0') << 3) | (s[1] - '0'));
-			s += 2;
-		} else {
-			return -1;
-		}
-	}
-}
-
 CLI_CMD(hash_object)
 {
 	struct hopts o = { "blob", FGIT_OBJ_BLOB, 0, 0, NULL };
 	int use_stdin = 0, stdin_paths = 0, no_filters = 0, n, i;
-	const char *path = NULL;
+	const char *path = NULL, *prefix, *top, *err = NULL;
+	char *vpath_free = NULL;
+	struct fgit_repo *repo;
 	struct cli_option opts[] = {
 		OPT_STRING('t', NULL, &o.type_name, "type", "object type"),
 		OPT_BOOL('w', NULL, &o.write, "write the object into the object database"),
@@ -268,30 +287,37 @@ CLI_CMD(hash_object)
 	static char outbuf[1 << 16];
 
 	n = cli_parse_options(argc, argv, "hash-object", opts, hash_object_usage, 0);
-	if (path)
-		die_unimplemented("hash-object", "--path");
 	if (stdin_paths) {
-		const char *err = use_stdin ? "Can't use --stdin-paths with --stdin"
-			: n ? "Can't specify files with --stdin-paths" : NULL;
-		if (err) {
-			fprintf(stderr, "error: %s\n", err);
-			cli_usage_with_options(hash_object_usage, opts, 0);
-		}
+		err = use_stdin ? "Can't use --stdin-paths with --stdin"
+			: n ? "Can't specify files with --stdin-paths"
+			: path ? "Can't use --stdin-paths with --path" : NULL;
+	} else {
+		if (use_stdin > 1)
+			err = "Multiple --stdin arguments are not supported";
+		if (path && no_filters)
+			err = "Can't use --path with --no-filters";
 	}
-	if (no_filters && path) {
-		fprintf(stderr, "error: Can't use --path with --no-filters\n");
+	if (err) {
+		fprintf(stderr, "error: %s\n", err);
 		cli_usage_with_options(hash_object_usage, opts, 0);
 	}
 	o.type = fgit_object_type_from_name(o.type_name, strlen(o.type_name));
 	if (o.type == FGIT_OBJ_BAD && !o.literally)
 		die("invalid object type \"%s\"", o.type_name);
-	/* NEEDSWORK: content filters (attributes, autocrlf) arrive with the
-	 * worktree issue; until then every path is hashed as --no-filters. */
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
-	if (o.write)
-		o.odb = cli_odb();
-	else
-		cli_git_dir(0);
+	if (o.write) {
+		repo = cli_repo();
+		if (fgit_repo_odb(&o.odb, repo) < 0)
+			die_last();
+	} else {
+		repo = cli_repo_gently();
+	}
+	prefix = repo ? fgit_repo_prefix(repo) : NULL;
+	top = repo ? fgit_repo_work_tree(repo) : NULL;
+	if (path && prefix && *prefix)
+		path = vpath_free = cli_prefix_path(prefix, path);
+	if (!no_filters)
+		cli_convert_setup(repo, "hash-object");
 	{
 		int64_t v;
 		if (fgit_config_get_int64(&v, cli_config(), "core.bigfilethreshold") == 0 && v > 0)
@@ -302,29 +328,49 @@ CLI_CMD(hash_object)
 		struct fgit_buf b = FGIT_BUF_INIT;
 		if (fgit_buf_read_fd(&b, 0, 0) < 0)
 			die_errno("could not read from stdin");
-		hash_buffer(&o, b.ptr, b.len);
+		if (converts(&o, path))
+			hash_converted(&o, path, b.ptr, b.len);
+		else
+			hash_buffer(&o, b.ptr, b.len);
 		fgit_buf_release(&b);
 	}
-	for (i = 0; i < n; i++)
-		hash_file(&o, argv[i]);
+	for (i = 0; i < n; i++) {
+		/* git names the file from the top of the worktree */
+		char *arg = prefix && *prefix ? cli_prefix_path(prefix, argv[i]) : NULL;
+		hash_file(&o, argv[i], no_filters ? NULL : path ? path
+			  : arg ? arg : attr_path(top, argv[i]));
+		free(arg);
+	}
 	if (stdin_paths) {
+		/* git reads these relative to the top of the worktree, even
+		 * when run in a subdirectory */
+		struct fgit_buf full = FGIT_BUF_INIT;
 		char *line = NULL;
 		size_t cap = 0;
-		ssize_t n;
-		while ((n = getline(&line, &cap, stdin)) >= 0) {
-			if (n && line[n - 1] == '\n')
-				line[--n] = 0;
+		ssize_t len;
+		while ((len = getline(&line, &cap, stdin)) >= 0) {
+			struct fgit_buf u = FGIT_BUF_INIT;
+			const char *name = line;
+			if (len && line[len - 1] == '\n')
+				line[--len] = 0;
 			if (line[0] == '"') {
-				struct fgit_buf u = FGIT_BUF_INIT;
-				if (unquote_c(&u, line) < 0)
+				const char *qend;
+				if (fgit_unquote_c_style(&u, line, &qend) < 0 || *qend)
 					die("line is badly quoted");
-				hash_file(&o, u.ptr);
-				fgit_buf_release(&u);
-			} else {
-				hash_file(&o, line);
+				name = u.ptr;
 			}
+			if (prefix && *prefix && top && name[0] != '/') {
+				fgit_buf_reset(&full);
+				fgit_buf_addf(&full, "%s/%s", top, name);
+				hash_file(&o, full.ptr, no_filters ? NULL : name);
+			} else {
+				hash_file(&o, name, no_filters ? NULL : attr_path(top, name));
+			}
+			fgit_buf_release(&u);
 		}
 		free(line);
+		fgit_buf_release(&full);
 	}
+	free(vpath_free);
 	return 0;
 }

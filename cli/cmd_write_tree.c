@@ -154,7 +154,9 @@ CLI_CMD(write_tree)
 		die("git-write-tree: error building trees");
 	if (w.changed) {
 		struct fgit_index_write_opts wo = FGIT_INDEX_WRITE_OPTS_INIT;
-		int r = fgit_index_write(w.idx, index_path, &wo);
+		int r;
+		cli_index_write_options(&wo, repo, w.idx);
+		r = fgit_index_write(w.idx, index_path, &wo);
 		if (r == FGIT_ELOCKED)
 			die_last();
 		/* git ignores a failure to write the index back */

@@ -283,6 +283,16 @@ int fgit_index_cache_tree_set(struct fgit_index *idx, const char *dir,
  * FGIT_ENOTFOUND when there is no such node.
  */
 int fgit_index_cache_tree_remove(struct fgit_index *idx, const char *dir);
+/*
+ * Call cb for every cache tree node, parents before children, children in
+ * the order git keeps them: dir is "" for the root, "a/b" below it;
+ * entry_count is -1 for an invalid node (oid then meaningless).  Stops when
+ * cb returns non-zero and returns that.
+ */
+int fgit_index_cache_tree_foreach(const struct fgit_index *idx,
+				  int (*cb)(const char *dir, int entry_count,
+					    const struct fgit_oid *oid, void *payload),
+				  void *payload);
 /* Drop the whole cache tree. */
 void fgit_index_cache_tree_clear(struct fgit_index *idx);
 
@@ -432,14 +442,24 @@ int fgit_index_serialize(unsigned char **out, size_t *len, struct fgit_index *id
  * its id, so a later stat cannot pass it as clean.  The library does not
  * look at files: the caller (lib/worktree) does that before writing.
  *
- * Write the index to path through "<path>.lock" (created O_EXCL, written,
- * renamed into place; not fsync'd, as git with core.fsync unset).
- * FGIT_ELOCKED when the lock is held, message in git's words:
- * "Unable to create '<path>.lock': File exists." (the CLI adds git's hint
- * paragraph).  On any failure the old file is left untouched and the lock
- * removed.  Updates the index's file mtime and checksum.
+ * Write the index to path through "<path>.lock" (fgit_lockfile: created
+ * O_EXCL, written, renamed into place; not fsync'd, as git with core.fsync
+ * unset).  FGIT_ELOCKED when the lock is held, message in git's words:
+ * "Unable to create '<abs path>.lock': File exists." followed by git's
+ * advice paragraph.  On any failure the old file is left untouched and the
+ * lock removed.  Updates the index's file mtime and checksum.
  */
 int fgit_index_write(struct fgit_index *idx, const char *path,
 		     const struct fgit_index_write_opts *opts);
+
+struct fgit_lockfile;
+/*
+ * The same into a lock the caller took earlier with fgit_lockfile_acquire()
+ * on the index path (git's commands hold index.lock from reading the index
+ * to writing it).  Takes ownership of lk: committed on success, rolled back
+ * on failure.
+ */
+int fgit_index_write_locked(struct fgit_index *idx, struct fgit_lockfile *lk,
+			    const struct fgit_index_write_opts *opts);
 
 #endif

@@ -112,7 +112,7 @@ struct odb_cache_entry *odb_cache_get(struct odb_cache *c, struct pack *p, uint6
 
 struct odb_cache_entry *odb_cache_add(struct odb_cache *c, struct pack *p, uint64_t off,
 				      enum fgit_object_type type, unsigned char *data,
-				      size_t size)
+				      size_t size, int depth)
 {
 	unsigned h = hash_key(p, off), b = (h / SHARDS) % BUCKETS;
 	struct shard *s = &c->shard[h % SHARDS];
@@ -127,6 +127,7 @@ struct odb_cache_entry *odb_cache_add(struct odb_cache *c, struct pack *p, uint6
 	e->type = type;
 	e->data = data;
 	e->size = size;
+	e->depth = depth;
 	atomic_init(&e->refs, 1);
 	if (size > c->shard_limit)
 		return e;		/* too big to keep: the caller's only */

@@ -14,6 +14,8 @@ struct tls_inflaters {
 	struct libdeflate_decompressor *ld;
 	z_stream zs;
 	int zs_ready;
+	unsigned char *scratch[ODB_SCRATCH_BUFS];
+	size_t scratch_cap[ODB_SCRATCH_BUFS];
 };
 
 static pthread_key_t key;
@@ -26,6 +28,8 @@ static void destroy(void *v)
 		libdeflate_free_decompressor(t->ld);
 	if (t->zs_ready)
 		inflateEnd(&t->zs);
+	for (int i = 0; i < ODB_SCRATCH_BUFS; i++)
+		free(t->scratch[i]);
 	free(t);
 }
 
@@ -72,4 +76,20 @@ z_stream *odb_zstream(void)
 		inflateReset(&t->zs);
 	}
 	return &t->zs;
+}
+
+unsigned char *odb_scratch(int i, size_t need)
+{
+	struct tls_inflaters *t = tls();
+	if (!t || need > ODB_SCRATCH_MAX)
+		return NULL;
+	if (t->scratch_cap[i] < need) {
+		size_t cap = t->scratch_cap[i] ? t->scratch_cap[i] : 4096;
+		while (cap < need)
+			cap *= 2;
+		free(t->scratch[i]);
+		t->scratch[i] = malloc(cap);
+		t->scratch_cap[i] = t->scratch[i] ? cap : 0;
+	}
+	return t->scratch[i];
 }

@@ -53,12 +53,74 @@ test_expect_success 'errors and usage' '
 	compare_fail hash-object no-such-file &&
 	compare_fail hash-object --stdin-paths --stdin &&
 	compare_fail hash-object --stdin-paths small && compare hash-object &&
-	rc=0; "$FGIT" hash-object --path=x small >/dev/null 2>&1 || rc=$?; [ $rc = 129 ]
+	compare_err hash-object --path=x --no-filters small &&
+	compare_err hash-object --stdin-paths --path=x &&
+	compare_err hash-object --stdin --stdin small
 '
 
 test_expect_success 'outside a repository: hashing works' '
 	mkdir -p "$TRASH/norepo" && cd "$TRASH/norepo" && echo x >f &&
 	GIT_CEILING_DIRECTORIES="$TRASH" compare hash-object f
+'
+
+# A worktree whose attributes and config ask for every kind of to-git
+# conversion: text (eol), ident, the older crlf attribute, a clean filter,
+# a required filter without a clean command.
+setup_conv() {
+	git init -q conv && cd conv && mkdir sub &&
+	printf "a\r\nb\r\n" >c.txt && cp c.txt c.bin && cp c.txt sub/c.txt &&
+	cp c.txt old.crlf && cp c.txt in.crlfin && printf "a\nb\r\n" >mixed.auto &&
+	printf "x \$Id: zz \$\r\n" >i.txt && echo hello >a.up && echo hi >b.req &&
+	printf "*.txt text\ni.txt ident\n*.crlf crlf\n*.crlfin crlf=input\n" >.gitattributes &&
+	printf "*.auto text=auto\n*.up filter=up\n*.req filter=req\n" >>.gitattributes &&
+	printf "*.bin -text\nsub/* eol=crlf\n" >>.gitattributes &&
+	git config filter.up.clean "tr a-z A-Z" && git config filter.req.required true
+}
+
+test_expect_success 'conversion from attributes: files, --path, --stdin, --no-filters' '
+	cd "$TRASH" && setup_conv &&
+	compare hash-object c.txt c.bin i.txt a.up old.crlf in.crlfin mixed.auto sub/c.txt &&
+	compare hash-object --no-filters c.txt i.txt a.up &&
+	compare hash-object --path=c.txt c.bin && compare hash-object --path=c.bin c.txt &&
+	compare_stdin c.txt hash-object --stdin --path=x.txt &&
+	compare_stdin c.txt hash-object --stdin &&
+	compare_stdin c.txt hash-object --stdin --path=x.txt --literally -t blob &&
+	printf "c.txt\nc.bin\ni.txt\na.up\nsub/c.txt\n" >"$CMP/cp" &&
+	compare_stdin "$CMP/cp" hash-object --stdin-paths &&
+	compare_stdin "$CMP/cp" hash-object --stdin-paths --no-filters
+'
+
+test_expect_success 'conversion: config (autocrlf, core.eol, safecrlf), subdirectories' '
+	cd "$TRASH/conv" &&
+	compare -c core.autocrlf=true hash-object c.bin c.txt mixed.auto &&
+	compare -c core.autocrlf=input hash-object c.bin sub/c.txt &&
+	compare -c core.eol=crlf hash-object c.txt &&
+	compare_err -c core.safecrlf=true hash-object c.txt &&
+	compare_fail -c core.safecrlf=true hash-object -w c.txt &&
+	compare_err -c core.autocrlf=bogus hash-object c.txt &&
+	cd sub && compare hash-object c.txt ../c.txt && compare hash-object --path=../c.bin c.txt &&
+	printf "c.txt\nsub/c.txt\n" >"$CMP/sp" && compare_stdin "$CMP/sp" hash-object --stdin-paths
+'
+
+test_expect_success 'conversion: filters failing, required or not' '
+	cd "$TRASH/conv" &&
+	compare_err hash-object b.req &&
+	compare_err -c filter.up.clean=false hash-object a.up &&
+	compare_err -c filter.up.clean=false -c filter.up.required=yes hash-object a.up &&
+	compare -c "filter.up.clean=sed s/h/%f/" hash-object a.up
+'
+
+test_expect_success 'conversion outside a repository: config only' '
+	mkdir -p "$TRASH/norepo2" && cd "$TRASH/norepo2" &&
+	printf "a\r\nb\r\n" >c.txt && echo "*.txt -text" >.gitattributes &&
+	GIT_CEILING_DIRECTORIES="$TRASH" compare -c core.autocrlf=true hash-object c.txt
+'
+
+test_expect_success '-w with conversion stores the converted blob' '
+	cd "$TRASH" && rm -rf conv && setup_conv &&
+	"$FGIT" hash-object -w c.txt a.up >"$CMP/f.out" &&
+	git hash-object c.txt a.up | cmp - "$CMP/f.out" &&
+	git cat-file -p $(head -1 "$CMP/f.out") | od -c | grep -qv "\\r" && fsck_ok
 '
 
 setup_w() { git init -q . && echo hello >a && printf x >b &&

@@ -1,0 +1,68 @@
+/*
+ * Removing objects the repository does not need: loose objects that a pack
+ * also holds (git prune-packed, lib/odb), and unreachable loose objects
+ * (git prune, lib/ops).
+ *
+ * Thread safety: these walk and delete files; run one at a time per
+ * repository (as git, which relies on its callers for that too).
+ */
+#ifndef FGIT_PRUNE_H
+#define FGIT_PRUNE_H
+
+#include <stdint.h>
+
+struct fgit_odb;
+
+enum fgit_prune_packed_flags {
+	FGIT_PRUNE_PACKED_DRY_RUN = 1 << 0,	/* report, delete nothing */
+};
+
+/*
+ * Delete every loose object of odb that one of its packs (or an alternate's)
+ * also holds, fan-out directory by directory (00..ff, readdir order inside),
+ * then remove fan-out directories left empty (not on a dry run).  cb, if not
+ * NULL, gets each object file's path before it is deleted.  progress_fd >= 0
+ * shows git's delayed "Removing duplicate objects" meter.  Returns the
+ * number of objects (to be) removed, or a negative error.
+ */
+int fgit_odb_prune_packed(struct fgit_odb *odb, unsigned int flags, int progress_fd,
+			  void (*cb)(const char *path, void *payload), void *payload);
+
+struct fgit_repo;
+struct fgit_oid;
+
+struct fgit_prune_options {
+	unsigned int version;		/* FGIT_PRUNE_OPTIONS_VERSION */
+	/* Loose objects (and tmp_ files) modified after this are kept, and
+	 * so is what such unreachable objects reach; INT64_MAX: no limit. */
+	int64_t expire;
+	int dry_run;			/* -n: report, delete nothing */
+	int verbose;			/* -v: report what is deleted */
+	int progress_fd;		/* -1: none */
+	const char *index_path;		/* NULL: <git dir>/index */
+	const struct fgit_oid *tips;	/* more heads to keep (git prune <head>...) */
+	size_t ntips;
+	/* stdout lines as git prints them ("<hex> <type>", "rm -f <path>",
+	 * "Removing stale temporary file <path>"), without the newline */
+	void (*out)(const char *line, void *payload);
+	/* stderr lines without a prefix ("bad sha1 file: <path>") */
+	void (*err)(const char *line, void *payload);
+	void *payload;
+	/* how paths under the objects directory are shown ("" = as is):
+	 * git prints them under its own spelling, e.g. ".git/objects" */
+	const char *display_objects_dir;
+};
+#define FGIT_PRUNE_OPTIONS_VERSION 1
+#define FGIT_PRUNE_OPTIONS_INIT { FGIT_PRUNE_OPTIONS_VERSION, INT64_MAX, 0, 0, -1, NULL, \
+				  NULL, 0, NULL, NULL, NULL, NULL }
+
+/*
+ * `git prune`: delete loose objects that nothing reaches (refs, HEAD,
+ * reflogs, the index and its cache tree, opts->tips, and unreachable objects
+ * newer than opts->expire) and that are not newer than opts->expire, in
+ * fan-out order; stale temporary files too; then prune-packed.  Returns the
+ * number of objects (to be) removed, or a negative error.
+ */
+int fgit_prune(struct fgit_repo *repo, const struct fgit_prune_options *opts);
+
+#endif

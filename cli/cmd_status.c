@@ -1078,59 +1078,6 @@ struct conv_ctx {
 	int algo;
 };
 
-static void conv_config(struct fgit_conv_config *c, struct fgit_config *cfg)
-{
-	const char *v;
-	*c = (struct fgit_conv_config)FGIT_CONV_CONFIG_INIT;
-	if (!fgit_config_get_string(&v, cfg, "core.autocrlf") && v) {
-		if (!strcasecmp(v, "input"))
-			c->autocrlf = FGIT_AUTOCRLF_INPUT;
-		else
-			c->autocrlf = fgit_config_parse_bool(v) > 0 ? FGIT_AUTOCRLF_TRUE : FGIT_AUTOCRLF_FALSE;
-	}
-	if (!fgit_config_get_string(&v, cfg, "core.eol") && v) {
-		if (!strcasecmp(v, "lf"))
-			c->core_eol = FGIT_EOL_LF;
-		else if (!strcasecmp(v, "crlf"))
-			c->core_eol = FGIT_EOL_CRLF;
-	}
-	fgit_error_clear();
-}
-
-/* The attributes convert.c needs, as git reads them (crlf is the old text). */
-static void conv_attrs(struct fgit_conv_attrs *a, struct fgit_attrs *attrs, const char *path)
-{
-	static const char *const names[] = { "text", "crlf", "eol", "ident" };
-	struct fgit_attr_value v[4];
-
-	memset(a, 0, sizeof(*a));
-	if (fgit_attrs_get(v, attrs, path, names, 4) < 0) {
-		fgit_error_clear();
-		return;
-	}
-	if (v[0].state == FGIT_ATTR_SET)
-		a->text = FGIT_TEXT_SET;
-	else if (v[0].state == FGIT_ATTR_UNSET)
-		a->text = FGIT_TEXT_UNSET;
-	else if (v[0].state == FGIT_ATTR_VALUE && !strcmp(v[0].value, "auto"))
-		a->text = FGIT_TEXT_AUTO;
-	else if (v[1].state == FGIT_ATTR_SET)
-		a->text = FGIT_TEXT_SET;
-	else if (v[1].state == FGIT_ATTR_UNSET)
-		a->text = FGIT_TEXT_UNSET;
-	else if (v[1].state == FGIT_ATTR_VALUE && !strcmp(v[1].value, "input")) {
-		a->text = FGIT_TEXT_SET;
-		a->eol = FGIT_EOL_LF;
-	}
-	if (v[2].state == FGIT_ATTR_VALUE) {
-		if (!strcmp(v[2].value, "lf"))
-			a->eol = FGIT_EOL_LF;
-		else if (!strcmp(v[2].value, "crlf"))
-			a->eol = FGIT_EOL_CRLF;
-	}
-	a->ident = v[3].state == FGIT_ATTR_SET;
-}
-
 static int hash_converted(struct fgit_oid *out, const char *fspath, const char *path,
 			  const struct stat *st, void *payload)
 {
@@ -1139,7 +1086,11 @@ static int hash_converted(struct fgit_oid *out, const char *fspath, const char *
 	struct fgit_buf raw = FGIT_BUF_INIT, conv = FGIT_BUF_INIT;
 	int r;
 
-	conv_attrs(&a, c->attrs, path);
+	/* NEEDSWORK: clean filters (filter=<driver>) are not run here */
+	if (fgit_conv_attrs_get(&a, NULL, c->attrs, path) < 0) {
+		fgit_error_clear();
+		memset(&a, 0, sizeof(a));
+	}
 	if (!fgit_convert_may_change(&a, &c->cfg))
 		return fgit_worktree_hash_file(out, fspath, st, c->algo);
 	if ((r = fgit_buf_read_file(&raw, fspath)) < 0)
@@ -1542,7 +1493,8 @@ CLI_CMD(status)
 	conv.repo = s.repo;
 	conv.attrs = cli_attrs(s.repo);
 	conv.algo = fgit_repo_algo(s.repo);
-	conv_config(&conv.cfg, s.cfg);
+	if (fgit_conv_config_read(&conv.cfg, s.cfg) < 0)
+		die_last();
 	sto.hash_file = hash_converted;
 	sto.hash_payload = &conv;
 	so.index = idx;

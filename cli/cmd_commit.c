@@ -310,108 +310,8 @@ static void add_date(struct fgit_buf *b, int64_t t, int tz)
 		      tz < 0 ? '-' : '+', abs(tz));
 }
 
-/* ---- the short status git prints when there is nothing to commit ---- */
-
-struct untracked {
-	struct fgit_buf list;
-	size_t n;
-};
-
-static int collect_untracked(const char *path, size_t len, int is_dir, void *payload)
-{
-	struct untracked *u = payload;
-	fgit_buf_add(&u->list, path, len);
-	if (is_dir)
-		fgit_buf_addch(&u->list, '/');
-	fgit_buf_addch(&u->list, '\0');
-	u->n++;
-	return 0;
-}
-
-/*
- * NEEDSWORK: the `status` command (another branch) owns the long format;
- * this is the part of it "nothing to commit" needs: branch, unstaged
- * changes, untracked files, the closing advice line.
- */
-static void print_short_status(struct commit_state *s, struct fgit_index *idx,
-			       const char *branch, int initial)
-{
-	struct fgit_wt_stat_options so;
-	struct fgit_buf changes = FGIT_BUF_INIT, rel = FGIT_BUF_INIT;
-	struct untracked u = { FGIT_BUF_INIT, 0 };
-	struct fgit_dirwalk_options wo = FGIT_DIRWALK_OPTIONS_INIT;
-	const char *prefix = cli_globals.prefix ? cli_globals.prefix : "";
-	size_t i, n = fgit_index_entrycount(idx), off;
-	int any_deleted = 0, any_changed = 0, qp = cli_quote_path(s->repo);
-
-	cli_wt_stat_options(&so, s->repo);
-	if (branch)
-		printf("On branch %s\n", branch);
-	else
-		printf("Not currently on any branch.\n");
-	if (initial)
-		printf("\nNo commits yet\n\n");
-	for (i = 0; i < n; i++) {
-		const struct fgit_index_entry *e = fgit_index_get(idx, i);
-		struct stat st;
-		int deleted = 0;
-
-		if (e->stage || (e->flags & FGIT_INDEX_SKIP_WORKTREE))
-			continue;
-		if (lstat(e->path, &st))
-			deleted = 1;
-		else if (!fgit_worktree_entry_changed(idx, e, &st, e->path, &so))
-			continue;
-		fgit_error_clear();
-		any_changed = 1;
-		any_deleted |= deleted;
-		fgit_buf_addf(&changes, "\t%s", deleted ? "deleted:    " : "modified:   ");
-		fgit_buf_reset(&rel);
-		cli_add_relative(&rel, e->path, prefix);
-		cli_add_c_quoted(&changes, rel.ptr, rel.len, qp);
-		fgit_buf_addch(&changes, '\n');
-	}
-	if (any_changed) {
-		printf("Changes not staged for commit:\n");
-		printf("  (use \"git add%s <file>...\" to update what will be committed)\n",
-		       any_deleted ? "/rm" : "");
-		printf("  (use \"git restore <file>...\" to discard changes in working directory)\n");
-		fputs(changes.ptr, stdout);
-		printf("\n");
-	}
-	wo.flags = FGIT_DIRWALK_DIRECTORY | FGIT_DIRWALK_NO_EMPTY_DIRECTORY;
-	wo.index = idx;
-	wo.ignore = cli_standard_ignore(s->repo);
-	wo.cb = collect_untracked;
-	wo.payload = &u;
-	if (fgit_dirwalk("", &wo) < 0)
-		die_last();
-	if (u.n) {
-		printf("Untracked files:\n");
-		printf("  (use \"git add <file>...\" to include in what will be committed)\n");
-		for (i = 0, off = 0; i < u.n; i++) {
-			const char *p = u.list.ptr + off;
-			off += strlen(p) + 1;
-			fgit_buf_reset(&rel);
-			cli_add_relative(&rel, p, prefix);
-			fgit_buf_reset(&changes);
-			cli_add_c_quoted(&changes, rel.ptr, rel.len, qp);
-			printf("\t%s\n", changes.ptr);
-		}
-		printf("\n");
-	}
-	if (any_changed)
-		printf("no changes added to commit (use \"git add\" and/or \"git commit -a\")\n");
-	else if (u.n)
-		printf("nothing added to commit but untracked files present (use \"git add\" to track)\n");
-	else if (initial)
-		printf("nothing to commit (create/copy files and use \"git add\" to track)\n");
-	else
-		printf("nothing to commit, working tree clean\n");
-	fgit_buf_release(&changes);
-	fgit_buf_release(&rel);
-	fgit_buf_release(&u.list);
-}
+/* The status command: git prints its long format when there is nothing to commit. */
+int cmd_status(int argc, const char **argv);
 
 /* ---- index preparation ---- */
 
@@ -833,7 +733,11 @@ CLI_CMD(commit)
 		if (!commitable && !allow_empty && !(amend && head.parsed.nparents > 1)) {
 			fgit_lockfile_rollback(false_lk);
 			fgit_lockfile_rollback(lk);
-			print_short_status(&s, idx, branch_name(&head), !head.exists);
+			/* git prints the long status here: the status command's own */
+			{
+				const char *sargv[] = { "status", NULL };
+				cmd_status(1, sargv);
+			}
 			cli_flush_stdout();
 			exit(1);
 		}

@@ -44,6 +44,24 @@ static int keep_pack_cb(const struct cli_option *opt, const char *arg, int unset
 
 static const char *window_memory_arg;
 
+/* --thin: the edges' trees, whose entries may serve as delta bases */
+static struct fgit_oid *edge_trees;
+static size_t nedge_trees, aedge_trees;
+
+static int edge_cb(const struct fgit_oid *commit, const struct fgit_oid *tree, void *payload)
+{
+	if (nedge_trees == aedge_trees) {
+		size_t na = aedge_trees ? aedge_trees * 2 : 16;
+		struct fgit_oid *nt = realloc(edge_trees, na * sizeof(*nt));
+		if (!nt)
+			return fgit_error_set(FGIT_ENOMEM, "out of memory");
+		edge_trees = nt;
+		aedge_trees = na;
+	}
+	edge_trees[nedge_trees++] = *tree;
+	return 0;
+}
+
 /* Lines of stdin without their newline; NULL at the end. */
 static char *next_line(struct fgit_buf *in, size_t *pos)
 {
@@ -122,8 +140,6 @@ CLI_CMD(pack_objects)
 		cli_usage_with_options(pack_objects_usage, opts, 0);
 	if (thin && !to_stdout)
 		die("--thin cannot be used to build an indexable pack");
-	if (thin)
-		die_unimplemented("pack-objects", "--thin");
 	if (fgit_repo_odb(&odb, repo) < 0 || fgit_repo_refdb(&refdb, repo) < 0)
 		die_last();
 	algo = fgit_odb_algo(odb);
@@ -148,7 +164,7 @@ CLI_CMD(pack_objects)
 	po.reuse_object = !no_reuse_object;
 	po.delta_base_offset = ofs;
 	po.thin = thin;
-	if (incremental || unpacked)
+	if (incremental)
 		po.skip |= FGIT_PACK_SKIP_PACKED;
 	if (honor_keep)
 		po.skip |= FGIT_PACK_SKIP_KEPT;
@@ -182,7 +198,21 @@ CLI_CMD(pack_objects)
 			if (line[0] == '-') {
 				if (strlen(line + 1) < hexsz || fgit_oid_from_hex(&oid, line + 1, algo))
 					die("expected edge object ID, got garbage:\n %s", line);
-				continue;	/* a preferred base: for --thin only */
+				if (thin) {	/* an edge commit: its tree's entries are bases */
+					void *buf;
+					size_t len;
+					enum fgit_object_type t;
+					struct fgit_commit c;
+					if (fgit_odb_read(&buf, &len, &t, odb, &oid) == 0) {
+						if (t == FGIT_OBJ_COMMIT &&
+						    fgit_commit_parse(&c, buf, len, algo) == 0 &&
+						    edge_cb(&oid, &c.tree, NULL) < 0)
+							die_last();
+						free(buf);
+					}
+					fgit_error_clear();
+				}
+				continue;
 			}
 			if (strlen(line) < hexsz || fgit_oid_from_hex(&oid, line, algo) ||
 			    (line[hexsz] && line[hexsz] != ' '))
@@ -197,12 +227,15 @@ CLI_CMD(pack_objects)
 			fgit_progress_set(prog, ++seen);
 		}
 		fgit_progress_done(prog);
+		if (thin && fgit_packer_add_base_trees(pk, edge_trees, nedge_trees) < 0)
+			die_last();
 	} else {
 		struct fgit_objwalk *w;
 		unsigned int not = 0;
-		size_t pos = 0;
+		size_t pos = 0, nstdin = 0;
 		char *line;
-		if (fgit_objwalk_new(&w, odb, FGIT_OBJWALK_OBJECTS) < 0)
+		if (fgit_objwalk_new(&w, odb, FGIT_OBJWALK_OBJECTS |
+				     (unpacked ? FGIT_OBJWALK_UNPACKED : 0)) < 0)
 			die_last();
 		if (all)
 			cli_walk_add_arg(w, repo, "--all", &not);
@@ -221,10 +254,30 @@ CLI_CMD(pack_objects)
 				break;
 			if (!cli_walk_add_arg(w, repo, line, &not))
 				die("not a rev '%s'", line);
+			nstdin++;
 		}
+		/* what a clone asks for: the whole pack, straight from its bitmap */
+		if (to_stdout && all && !reflog && !indexed && !nstdin && !po.skip &&
+		    !po.nkeep_packs && po.reuse_delta && po.reuse_object && !thin) {
+			uint32_t count;
+			int r = fgit_pack_bitmap_send_all(&count, odb, refdb, 1, ofs,
+							  po.progress ? 2 : -1);
+			if (r < 0)
+				die_last();
+			if (r == 0) {
+				if (progress)
+					fprintf(stderr, "Total %u (delta 0), reused 0 (delta 0), "
+						"pack-reused %u\n", count, count);
+				return 0;
+			}
+		}
+		if (thin)
+			fgit_objwalk_set_edge_cb(w, edge_cb, NULL);
 		if (fgit_packer_add_walk(pk, w) < 0)
 			die_last();
 		fgit_objwalk_free(w);
+		if (thin && fgit_packer_add_base_trees(pk, edge_trees, nedge_trees) < 0)
+			die_last();
 	}
 	if (fgit_packer_mark_tags(pk, refdb) < 0)
 		die_last();
@@ -247,5 +300,6 @@ CLI_CMD(pack_objects)
 	fgit_packer_free(pk);
 	fgit_buf_release(&in);
 	free(keep_packs);
+	free(edge_trees);
 	return 0;
 }

@@ -96,6 +96,11 @@ int fgit_odb_exists(struct fgit_odb *odb, const struct fgit_oid *oid);
 int fgit_odb_write(struct fgit_oid *out, struct fgit_odb *odb,
 		   enum fgit_object_type type, const void *data, size_t len);
 
+/* Write a loose object even if a pack holds it (repack -A loosening
+ * objects of a pack about to be deleted); no-op if it is loose already. */
+int fgit_odb_write_loose(struct fgit_oid *out, struct fgit_odb *odb,
+			 enum fgit_object_type type, const void *data, size_t len);
+
 /*
  * Resolve a hex prefix of `hexlen` digits (in prefix) to the unique object.
  * FGIT_ENOTFOUND if none, FGIT_EAMBIGUOUS if several.

@@ -235,6 +235,13 @@ int fgit_packer_add(struct fgit_packer *pk, const struct fgit_oid *oid,
 int fgit_packer_add_base(struct fgit_packer *pk, const struct fgit_oid *oid,
 			 enum fgit_object_type type, const char *name, size_t name_len);
 int fgit_packer_contains(const struct fgit_packer *pk, const struct fgit_oid *oid);
+/*
+ * With opts.thin: the entries of these trees (the edges' root trees of a
+ * walk with exclusions) that sit at the path of an object being packed
+ * become delta bases that are not written (git's preferred bases).
+ * Call after every object is added.
+ */
+int fgit_packer_add_base_trees(struct fgit_packer *pk, const struct fgit_oid *trees, size_t n);
 /* An object a tag points to (for git's write order); ignored if absent. */
 void fgit_packer_mark_tagged(struct fgit_packer *pk, const struct fgit_oid *oid);
 struct fgit_objwalk;
@@ -258,6 +265,19 @@ void fgit_packer_stats(struct fgit_pack_objects_stats *out, const struct fgit_pa
 int fgit_packer_idx(struct fgit_buf *out, const struct fgit_packer *pk,
 		    const struct fgit_idx_options *opts);
 int fgit_packer_rev(struct fgit_buf *out, const struct fgit_packer *pk);
+/*
+ * `pack-objects --all --stdout` from a reachability bitmap: when the
+ * database has a single pack with a .bitmap, every tip of --all (refs
+ * and HEAD, annotated tags peeled; commits the bitmap lacks are walked
+ * back to ones it has) is in the pack, and together they reach the whole
+ * pack, the pack is sent to fd as it is (git's pack-reused; without
+ * ofs_delta, OFS_DELTA entries become REF_DELTA, as git sends them); *count_out gets its object count and the "Enumerating
+ * objects" meter is shown on progress_fd (-1: none).  Returns 1 (nothing
+ * written) when that does not hold, for the caller to walk instead.
+ */
+int fgit_pack_bitmap_send_all(uint32_t *count_out, struct fgit_odb *odb,
+			      struct fgit_refdb *refdb, int fd, int ofs_delta, int progress_fd);
+
 /*
  * Write <base_name>-<hash>.pack (through a temporary file in the same
  * directory), then .rev (if write_rev) and .idx, each renamed into place,

@@ -86,6 +86,9 @@ struct fgit_index;
 
 enum fgit_objwalk_flags {
 	FGIT_OBJWALK_OBJECTS = 1 << 0,	/* list trees, blobs and tags (--objects) */
+	/* --unpacked: leave out commits that are in a pack (their trees are
+	 * not walked; their parents still are) */
+	FGIT_OBJWALK_UNPACKED = 1 << 1,
 };
 
 enum fgit_objwalk_add_flags {
@@ -116,6 +119,16 @@ int fgit_objwalk_add_reflogs(struct fgit_objwalk *w, const char *git_dir,
  * skipped) and the valid trees of its cache tree (named by directory). */
 int fgit_objwalk_add_index(struct fgit_objwalk *w, const struct fgit_index *idx,
 			   unsigned int flags);
+
+/*
+ * Called during fgit_objwalk_run, before anything is listed, for each
+ * excluded commit that is a parent of a listed one (git's "edges": what a
+ * thin pack may use as delta bases), with its root tree.  Only with
+ * FGIT_OBJWALK_OBJECTS.  A non-zero return stops the walk.
+ */
+typedef int (*fgit_objwalk_edge_cb)(const struct fgit_oid *commit, const struct fgit_oid *tree,
+				    void *payload);
+void fgit_objwalk_set_edge_cb(struct fgit_objwalk *w, fgit_objwalk_edge_cb cb, void *payload);
 
 /*
  * Called for each listed object in order.  name (name_len bytes, not

@@ -456,18 +456,32 @@ int odb_freshen(struct fgit_odb *odb, const struct fgit_oid *oid)
 	return 0;
 }
 
-int fgit_odb_write(struct fgit_oid *out, struct fgit_odb *odb,
-		   enum fgit_object_type type, const void *data, size_t len)
+/* loose_only: a copy in a pack does not count (repack -A). */
+static int write_buf(struct fgit_oid *out, struct fgit_odb *odb, enum fgit_object_type type,
+		     const void *data, size_t len, int loose_only)
 {
 	struct fgit_oid oid;
-	int r;
+	int r, have;
 
 	if ((r = fgit_hash_object(&oid, odb->algo, type, data, len)) < 0)
 		return r;
-	if (!odb_freshen(odb, &oid) && (r = odb_loose_write_buf(odb, &oid, type, data, len)) < 0)
+	have = loose_only ? odb_loose_exists(odb, &oid) : odb_freshen(odb, &oid);
+	if (!have && (r = odb_loose_write_buf(odb, &oid, type, data, len)) < 0)
 		return r;
 	*out = oid;
 	return 0;
+}
+
+int fgit_odb_write(struct fgit_oid *out, struct fgit_odb *odb,
+		   enum fgit_object_type type, const void *data, size_t len)
+{
+	return write_buf(out, odb, type, data, len, 0);
+}
+
+int fgit_odb_write_loose(struct fgit_oid *out, struct fgit_odb *odb,
+			 enum fgit_object_type type, const void *data, size_t len)
+{
+	return write_buf(out, odb, type, data, len, 1);
 }
 
 int fgit_odb_write_fd(struct fgit_oid *out, struct fgit_odb *odb,

@@ -28,6 +28,9 @@ struct delta_index {
 	uint32_t mask;
 	uint32_t *head;		/* bucket -> 1 + block number, 0: empty */
 	uint32_t *next;		/* block -> 1 + next block in bucket */
+	uint32_t *hv;		/* block -> its full hash: rejects most
+				 * candidates of a bucket without touching
+				 * the source bytes */
 	size_t mem;
 };
 
@@ -79,8 +82,9 @@ struct delta_index *delta_index_new(const void *src, size_t len)
 	ix->mask = cap - 1;
 	ix->head = calloc(cap, sizeof(*ix->head));
 	ix->next = malloc((nblk + 1) * sizeof(*ix->next));
+	ix->hv = malloc((nblk + 1) * sizeof(*ix->hv));
 	count = calloc(cap, sizeof(*count));
-	if (!ix->head || !ix->next || !count) {
+	if (!ix->head || !ix->next || !ix->hv || !count) {
 		free(count);
 		delta_index_free(ix);
 		return NULL;
@@ -89,15 +93,16 @@ struct delta_index *delta_index_new(const void *src, size_t len)
 	 * cap keeps the latest blocks (matches near the end of an edited file
 	 * are as good as any, and later blocks are likelier to align) */
 	for (i = nblk; i-- > 0;) {
-		uint32_t b = mix(block_hash(ix->src + i * BLK)) & ix->mask;
+		uint32_t h = block_hash(ix->src + i * BLK), b = mix(h) & ix->mask;
 		if (count[b] >= BUCKET_CAP)
 			continue;
+		ix->hv[i] = h;
 		count[b]++;
 		ix->next[i] = ix->head[b];
 		ix->head[b] = (uint32_t)i + 1;
 	}
 	free(count);
-	ix->mem = sizeof(*ix) + cap * 4 + (nblk + 1) * 4;
+	ix->mem = sizeof(*ix) + cap * 4 + (nblk + 1) * 8;
 	return ix;
 }
 
@@ -107,6 +112,7 @@ void delta_index_free(struct delta_index *ix)
 		return;
 	free(ix->head);
 	free(ix->next);
+	free(ix->hv);
 	free(ix);
 }
 
@@ -223,8 +229,18 @@ int delta_create(unsigned char **out, size_t *out_len, const struct delta_index 
 		for (cand = ix->head[b]; cand; cand = ix->next[cand - 1]) {
 			size_t so = (size_t)(cand - 1) * BLK, n = 0;
 			size_t lim = src_len - so;
+			if (ix->hv[cand - 1] != h)
+				continue;
 			if (lim > trg_len - i)
 				lim = trg_len - i;
+			while (n + 8 <= lim) {
+				uint64_t x, y;
+				memcpy(&x, src + so + n, 8);
+				memcpy(&y, trg + i + n, 8);
+				if (x != y)
+					break;
+				n += 8;
+			}
 			while (n < lim && src[so + n] == trg[i + n])
 				n++;
 			if (n > best_len) {

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "fgit/hash.h"
 
 /* ---- delta encoding (delta_create.c) ---- */
 struct delta_index;
@@ -38,5 +39,20 @@ struct fgit_idx_options;
 int pack_idx_write(struct fgit_buf *out, const struct idx_src *src,
 		   const struct fgit_idx_options *opts);
 int pack_rev_write(struct fgit_buf *out, const struct idx_src *src);
+
+/* ---- buffered pack output with its trailer checksum (writer.c) ---- */
+struct pack_writer {
+	int fd;
+	unsigned char *p;
+	size_t len, cap;
+	uint64_t total;			/* bytes written so far, trailer included */
+	struct fgit_hash_ctx sha;
+};
+int pw_init(struct pack_writer *w, int fd, int algo);
+/* Append data; *crc (if not NULL) is updated over it. */
+int pw_put(struct pack_writer *w, const void *data, size_t len, uint32_t *crc);
+/* Flush, then write the checksum of everything (also into hash_out). */
+int pw_finish(struct pack_writer *w, unsigned char *hash_out, size_t rawsz);
+void pw_release(struct pack_writer *w);
 
 #endif

@@ -101,6 +101,8 @@ struct fgit_objwalk {
 	size_t npend, apend;
 	int limited;
 	int ran;
+	fgit_objwalk_edge_cb edge_cb;
+	void *edge_payload;
 };
 
 static int grow_pending(struct pending **v, size_t *nr, size_t *alloc)
@@ -222,6 +224,12 @@ static struct obj *obj_for(struct fgit_objwalk *w, const struct fgit_oid *oid)
 		if (!memcmp(o->hash, oid->hash, FGIT_MAX_RAWSZ))
 			return o;
 	}
+}
+
+void fgit_objwalk_set_edge_cb(struct fgit_objwalk *w, fgit_objwalk_edge_cb cb, void *payload)
+{
+	w->edge_cb = cb;
+	w->edge_payload = payload;
 }
 
 int fgit_objwalk_add(struct fgit_objwalk *w, const struct fgit_oid *oid,
@@ -726,6 +734,12 @@ static int emit_commit(struct emit *em, struct fgit_commit_node *c)
 {
 	struct fgit_objwalk *w = em->w;
 	int ret;
+	if (w->flags & FGIT_OBJWALK_UNPACKED) {
+		struct fgit_packed_entry pe;
+		if (fgit_odb_packed_entry(&pe, w->odb, &c->oid) == 0)
+			return 0;
+		fgit_error_clear();
+	}
 	if (w->flags & FGIT_OBJWALK_OBJECTS &&
 	    (ret = push_pending(&w->pend, &w->npend, &w->apend, &c->tree, FGIT_OBJ_TREE, "", 0)))
 		return ret;
@@ -807,6 +821,9 @@ int fgit_objwalk_run(struct fgit_objwalk *w, fgit_objwalk_cb cb, void *payload)
 					if (rw_parse_node(w->rw, p) < 0)
 						continue;
 					if ((ret = mark_tree_uninteresting(w, &p->tree, 0)) < 0)
+						goto out;
+					if (w->edge_cb &&
+					    (ret = w->edge_cb(&p->oid, &p->tree, w->edge_payload)))
 						goto out;
 				}
 			}

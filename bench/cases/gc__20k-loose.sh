@@ -6,9 +6,9 @@
 # is bare; fgit does not write them yet).
 title='gc, 20,000 loose objects'
 corpus=small
-dir='$BENCH_SHM/gc.git'
+dir='$BENCH_DIR'
 prepare='rm -rf "$BENCH_SHM/gc.git" && cp -a "$BENCH_DIR/gc20k/repo.git" "$BENCH_SHM/gc.git"'
-cmd='@GIT@ gc -q'
+cmd='@GIT@ -C "$BENCH_SHM/gc.git" gc -q'
 check=none
 runs=5
 warmup=1

@@ -30,6 +30,7 @@
 #include "fgit/progress.h"
 #include "fgit/prune.h"
 #include "fgit/refs.h"
+#include "fgit/repack.h"
 #include "fgit/repo.h"
 #include "fgit/revwalk.h"
 
@@ -248,8 +249,6 @@ static void unlink_pack_files(const char *pack_path)
 	fgit_buf_release(&p);
 }
 
-/* objects/info/packs and info/refs, as update-server-info writes them. */
-static int update_server_info(struct gc *g);
 
 struct loosen_ctx {
 	struct gc *g;
@@ -408,7 +407,7 @@ static int repack(struct gc *g, int all, int64_t unpack_expire)
 		goto out;
 	if ((r = fgit_odb_prune_packed(g->odb, 0, -1, NULL, NULL)) < 0)
 		goto out;
-	r = update_server_info(g);
+	r = fgit_update_server_info(g->repo, 0);
 out:
 	for (i = 0; i < nold; i++)
 		free(old[i].path);
@@ -416,77 +415,6 @@ out:
 	fgit_objwalk_free(w);
 	fgit_packer_free(pk);
 	fgit_buf_release(&base);
-	return r;
-}
-
-static int info_ref(const char *name, const struct fgit_oid *oid, unsigned int flags,
-		    void *payload)
-{
-	struct fgit_buf *b = ((void **)payload)[0];
-	struct gc *g = ((void **)payload)[1];
-	struct fgit_object_info info;
-	char hex[FGIT_MAX_HEXSZ + 1];
-
-	if (flags & FGIT_REF_BROKEN)
-		return 0;
-	fgit_buf_addf(b, "%s\t%s\n", fgit_oid_to_hex(hex, oid), name);
-	if (fgit_odb_read_info(&info, g->odb, oid, FGIT_INFO_TYPE) == 0 &&
-	    info.type == FGIT_OBJ_TAG) {
-		struct fgit_oid cur = *oid;
-		int depth;
-		for (depth = 0; depth < 64; depth++) {
-			void *data;
-			size_t len;
-			enum fgit_object_type t;
-			struct fgit_tag tag;
-			if (fgit_odb_read(&data, &len, &t, g->odb, &cur) < 0)
-				break;
-			if (t != FGIT_OBJ_TAG || fgit_tag_parse(&tag, data, len, cur.algo) < 0) {
-				free(data);
-				break;
-			}
-			free(data);
-			cur = tag.object;
-		}
-		fgit_buf_addf(b, "%s\t%s^{}\n", fgit_oid_to_hex(hex, &cur), name);
-	}
-	fgit_error_clear();
-	return 0;
-}
-
-static int update_server_info(struct gc *g)
-{
-	struct fgit_buf b = FGIT_BUF_INIT, path = FGIT_BUF_INIT;
-	struct fgit_refdb *refs;
-	void *pl[2] = { &b, g };
-	size_t i, np = fgit_odb_pack_count(g->odb);
-	int r;
-
-	/* objects/info/packs: the local packs, newest first */
-	for (i = 0; i < np; i++) {
-		const char *pp = fgit_odb_pack_path(g->odb, i);
-		struct stat st;
-		if (pp && !strncmp(pp, g->objdir, strlen(g->objdir)) && stat(pp, &st) == 0)
-			fgit_buf_addf(&b, "P %s\n", strrchr(pp, '/') + 1);
-	}
-	fgit_buf_addch(&b, '\n');
-	fgit_buf_addf(&path, "%s/info", g->objdir);
-	mkdir(path.ptr, 0777);
-	fgit_buf_adds(&path, "/packs");
-	if ((r = fgit_pack_write_file(path.ptr, b.ptr, b.len, 0644)) < 0)
-		goto out;
-	fgit_buf_reset(&b);
-	if ((r = fgit_repo_refdb(&refs, g->repo)) < 0 ||
-	    (r = fgit_refdb_foreach(refs, "refs/", info_ref, pl)) < 0)
-		goto out;
-	fgit_buf_reset(&path);
-	fgit_buf_addf(&path, "%s/info", fgit_repo_common_dir(g->repo));
-	mkdir(path.ptr, 0777);
-	fgit_buf_adds(&path, "/refs");
-	r = fgit_pack_write_file(path.ptr, b.ptr, b.len, 0644);
-out:
-	fgit_buf_release(&b);
-	fgit_buf_release(&path);
 	return r;
 }
 

@@ -9,14 +9,13 @@
  * than gc.auto/256 loose objects (an incremental repack) or there are more
  * than gc.autoPackLimit packs (a full one).
  *
- * NEEDSWORK (this branch): `pack-refs --all --prune` and `reflog expire
- * --all` live on the refs branch; until they are wired here, gc refuses
- * (FGIT_ENOTSUPP naming them) unless the configuration turns them off
- * (gc.packRefs=false; gc.reflogExpire and gc.reflogExpireUnreachable
- * "never").  Refused the same way: reachability bitmaps (a full repack of
- * a bare repository, unless repack.writeBitmaps=false) and worktree prune
- * (when $GIT_DIR/worktrees exists).  rerere gc is skipped; cruft packs and
- * --keep-largest-pack are refused by the CLI.
+ * Pack refs and reflog expiry go through lib/ops (fgit_repo_pack_refs,
+ * fgit_reflog_expire_all) unless gc.packRefs, gc.reflogExpire and
+ * gc.reflogExpireUnreachable turn them off.  Refused (FGIT_ENOTSUPP naming
+ * them): reachability bitmaps (a full repack of a bare repository, unless
+ * repack.writeBitmaps=false) and worktree prune (when $GIT_DIR/worktrees
+ * exists).  rerere gc is skipped; cruft packs and --keep-largest-pack are
+ * refused by the CLI.
  */
 #ifndef FGIT_GC_H
 #define FGIT_GC_H

@@ -21,6 +21,8 @@
 #include "fgit/config.h"
 #include "fgit/date.h"
 #include "fgit/gc.h"
+#include "fgit/reflog.h"
+#include "fgit/refs.h"
 #include "fgit/hash.h"
 #include "fgit/index.h"
 #include "fgit/lockfile.h"
@@ -432,13 +434,9 @@ static int refuse_missing_steps(struct gc *g, int all)
 	int r = 0;
 
 	fgit_error_clear();
-	if (pack_refs)
-		r = fgit_error_set(FGIT_ENOTSUPP, "gc: 'pack-refs --all --prune' is not built"
-				   " into gc yet (set gc.packRefs=false to skip it)");
-	else if (!re || !ru || strcmp(re, "never") || strcmp(ru, "never"))
-		r = fgit_error_set(FGIT_ENOTSUPP, "gc: 'reflog expire --all' is not built into"
-				   " gc yet (set gc.reflogExpire and"
-				   " gc.reflogExpireUnreachable to never to skip it)");
+	(void)pack_refs;
+	(void)re;
+	(void)ru;
 	/* git's repack writes reachability bitmaps for -a/-A in a bare
 	 * repository unless repack.writeBitmaps says no */
 	if (!r && all && cfg_bool(g, "repack.writeBitmaps", fgit_repo_is_bare(g->repo)))
@@ -449,6 +447,33 @@ static int refuse_missing_steps(struct gc *g, int all)
 		r = fgit_error_set(FGIT_ENOTSUPP, "gc: 'worktree prune' is not built yet");
 	fgit_buf_release(&p);
 	return r;
+}
+
+/*
+ * git gc's first two steps: `pack-refs --all --prune` unless gc.packRefs
+ * says no ("notbare": only with a worktree), then `reflog expire --all`
+ * unless both gc.reflogExpire and gc.reflogExpireUnreachable are "never".
+ */
+static int ref_steps(struct gc *g)
+{
+	const char *pr = cfg_str(g, "gc.packRefs", "true");
+	const char *re = cfg_str(g, "gc.reflogExpire", NULL);
+	const char *ru = cfg_str(g, "gc.reflogExpireUnreachable", NULL);
+	int pack_refs = strcmp(pr, "notbare") ? fgit_config_parse_bool(pr) != 0
+					     : !fgit_repo_is_bare(g->repo);
+	int r;
+
+	fgit_error_clear();
+	if (pack_refs && (r = fgit_repo_pack_refs(g->repo, FGIT_PACK_REFS_ALL | FGIT_PACK_REFS_PRUNE,
+						  NULL, NULL)) < 0)
+		return r;
+	if (!re || !ru || strcmp(re, "never") || strcmp(ru, "never")) {
+		struct fgit_reflog_expire_opts eo;
+		memset(&eo, 0, sizeof(eo));
+		if ((r = fgit_reflog_expire_all(g->repo, &eo, g->now, NULL, NULL)) < 0)
+			return r;
+	}
+	return 0;
 }
 
 int fgit_gc(struct fgit_repo *repo, const struct fgit_gc_options *o)
@@ -505,6 +530,8 @@ int fgit_gc(struct fgit_repo *repo, const struct fgit_gc_options *o)
 		}
 		goto out;
 	}
+	if ((r = ref_steps(&g)) < 0)
+		goto out;
 	if ((r = repack(&g, all, prune_expire ? expire : INT64_MIN)) < 0)
 		goto out;
 	if (prune_expire) {

@@ -101,13 +101,26 @@ test_expect_success 'another gc running (gc.pid): fatal, --force, quiet under --
 	gc_case locked gc --force &&
 	gc_case locked -c gc.autoPackLimit=1 gc --auto
 '
-plain_repo() { git init -q . && echo a >a && git add a && git commit -qm a; }
+# the defaults: pack-refs --all --prune, reflog expire --all (entries dated
+# long ago are dropped), as git's gc runs them
+default_repo()
+{
+	git init -q . && git config gc.autoDetach false &&
+	for i in 1 2 3 4 5; do
+		echo $i >f && git add f &&
+		GIT_COMMITTER_DATE="$((1000000000 + i * 86400)) +0000" git commit -qm c$i || return 1
+	done &&
+	git tag v1 HEAD~2 && git tag -a -m t v2 HEAD~1 && git branch side HEAD~1 &&
+	git update-ref refs/custom/x HEAD~3
+}
+test_expect_success 'gc packs refs and expires reflogs by default, as git' '
+	gc_case default_repo gc &&
+	cmp w.git/.git/packed-refs w/.git/packed-refs &&
+	(cd w.git/.git && find refs logs -type f | sort) >l1 && (cd w/.git && find refs logs -type f | sort) >l2 &&
+	cmp l1 l2 && for f in $(cat l1); do case $f in logs/*) cmp w.git/.git/$f w/.git/$f || return 1;; esac; done
+'
 test_expect_success 'steps not built yet are refused (129), not skipped' '
-	rm -rf p && mkdir p && (cd p && plain_repo >/dev/null &&
-	{ "$FGIT" gc 2>err; test $? = 129; } && grep pack-refs err &&
-	{ "$FGIT" -c gc.packRefs=false gc 2>err; test $? = 129; } && grep reflog err) &&
-	rm -rf b.git && git clone -q --bare w b.git && git -C b.git config gc.packRefs false &&
-	git -C b.git config gc.reflogExpire never && git -C b.git config gc.reflogExpireUnreachable never &&
+	rm -rf b.git && git clone -q --bare w b.git &&
 	{ "$FGIT" -C b.git gc 2>err; test $? = 129; } && grep bitmaps err
 '
 bare_repo() { base_repo && git config core.bare true && git config repack.writeBitmaps false; }

@@ -16,8 +16,8 @@
  * through a ref transaction with its reflog entry, the index, post-commit
  * and the summary.
  *
- * Not done here: `gc --auto` after the commit (git runs it; fgit has no gc
- * yet, so it is skipped without a word), the post-rewrite hook after
+ * After the commit, `gc --auto` runs in process (auto_maintenance).
+ * Not done here: the post-rewrite hook after
  * --amend, inexact rename detection in the summary, the full status
  * listing in the editor template (a short version is written).
  */
@@ -36,6 +36,7 @@
 #include "fgit/add.h"
 #include "fgit/buf.h"
 #include "fgit/config.h"
+#include "fgit/gc.h"
 #include "fgit/date.h"
 #include "fgit/diff.h"
 #include "fgit/ignore.h"
@@ -308,6 +309,35 @@ static void add_date(struct fgit_buf *b, int64_t t, int tz)
 	fgit_buf_addf(b, "%s %s %d %02d:%02d:%02d %d %c%04d", days[tm.tm_wday], months[tm.tm_mon],
 		      tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, tm.tm_year + 1900,
 		      tz < 0 ? '-' : '+', abs(tz));
+}
+
+/*
+ * git's run_auto_maintenance() after a commit: `maintenance run --auto`,
+ * whose default task is `gc --auto` (thresholds gc.auto, gc.autoPackLimit),
+ * unless maintenance.auto is false.  In process, with gc's messages.
+ */
+static void gc_report(int level, const char *msg, void *payload)
+{
+	fflush(stdout);
+	fprintf(stderr, "%s%s\n", level == 0 ? "warning: " : level == 1 ? "error: " : "", msg);
+}
+
+static void auto_maintenance(struct commit_state *s)
+{
+	struct fgit_gc_options go = FGIT_GC_OPTIONS_INIT;
+	int on = 1;
+
+	if (!fgit_config_get_bool(&on, fgit_repo_config(s->repo), "maintenance.auto") && !on)
+		return;
+	fgit_error_clear();
+	go.auto_gc = 1;
+	go.quiet = s->quiet;
+	go.report = gc_report;
+	if (fgit_gc(s->repo, &go) < 0) {
+		/* git reports a failed maintenance run and keeps the commit */
+		error("%s", fgit_error_last());
+		fgit_error_clear();
+	}
 }
 
 /* The status command: git prints its long format when there is nothing to commit. */
@@ -866,7 +896,7 @@ CLI_CMD(commit)
 	if (false_lk)
 		fgit_lockfile_rollback(false_lk);
 	(void)commit_index_path;
-	/* git runs `gc --auto` here; fgit has no gc yet: skipped */
+	auto_maintenance(&s);
 	run_hook(&s, index_path, "post-commit", NULL, NULL, NULL);
 
 	if (!s.quiet) {

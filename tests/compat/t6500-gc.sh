@@ -128,5 +128,20 @@ test_expect_success 'bare repository with repack.writeBitmaps=false' '
 	gc_case bare_repo gc
 '
 
+auto_repo()
+{
+	git init -q . && git config gc.auto 1 && git config gc.autoDetach false &&
+	i=0 && while [ $i -lt 1500 ]; do echo $i >f$i; i=$((i + 1)); done && git add .
+}
+test_expect_success 'commit runs gc --auto afterwards, as git does' '
+	GIT_AUTHOR_DATE="1500000000 +0000" GIT_COMMITTER_DATE="1500000000 +0000" \
+		compare_write auto_repo commit -m one &&
+	git -C w.git count-objects -v | grep -v size >c1 && git -C w count-objects -v | grep -v size >c2 &&
+	cmp c1 c2 && grep -q "in-pack: 1502" c2 &&
+	GIT_AUTHOR_DATE="1500000000 +0000" GIT_COMMITTER_DATE="1500000000 +0000" \
+		compare_write auto_repo -c maintenance.auto=false commit -m one &&
+	git -C w count-objects -v | grep -q "in-pack: 0"
+'
+
 echo "$test_count tests, $test_failed failed"
 [ "$test_failed" = 0 ]

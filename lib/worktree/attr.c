@@ -657,6 +657,44 @@ static void to_value(struct fgit_attr_value *out, int st, const char *v)
 	out->value = out->state == FGIT_ATTR_VALUE ? v : NULL;
 }
 
+/*
+ * Whether any attribute file that applies to path has a rule: 0 lets a
+ * lookup answer "unspecified" at once, the common case of a tree without
+ * attributes (hash-object --stdin-paths looks up every file: 100,000 files
+ * in 5,000 directories spent 15% of their CPU time in full lookups).
+ * Loads the directories' files.  The caller holds the lock.
+ */
+static int has_pattern_rules(const struct file *f)
+{
+	size_t i;
+	for (i = 0; f && i < f->nrules; i++)
+		if (!f->rules[i].is_macro)
+			return 1;
+	return 0;
+}
+
+static int path_has_rules(struct fgit_attrs *a, const char *path)
+{
+	const char *p;
+	struct file *f;
+	int r;
+
+	if (has_pattern_rules(a->info) || has_pattern_rules(a->global) ||
+	    has_pattern_rules(a->system))
+		return 1;
+	if ((r = dir_file(&f, a, path, 0)) < 0)
+		return r;
+	if (has_pattern_rules(f))
+		return 1;
+	for (p = path; (p = strchr(p, '/')); p++) {
+		if ((r = dir_file(&f, a, path, (size_t)(p - path) + 1)) < 0)
+			return r;
+		if (has_pattern_rules(f))
+			return 1;
+	}
+	return 0;
+}
+
 int fgit_attrs_get(struct fgit_attr_value *out, struct fgit_attrs *a, const char *path,
 		   const char *const *names, size_t n)
 {
@@ -665,6 +703,15 @@ int fgit_attrs_get(struct fgit_attr_value *out, struct fgit_attrs *a, const char
 	int r;
 
 	pthread_mutex_lock(&a->lock);
+	r = path_has_rules(a, path);
+	if (r <= 0) {
+		for (i = 0; i < n; i++) {
+			out[i].state = FGIT_ATTR_UNSPECIFIED;
+			out[i].value = NULL;
+		}
+		pthread_mutex_unlock(&a->lock);
+		return r;
+	}
 	r = lookup_all(a, &l, path);
 	if (!r) {
 		for (i = 0; i < n; i++) {

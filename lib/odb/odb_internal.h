@@ -55,6 +55,7 @@ struct fgit_odb {
 	struct fgit_odb_options opts;
 	int algo;
 	int depth;			/* alternate nesting level */
+	int cache_every;		/* pack_read caches every Nth chain level */
 	pthread_rwlock_t packs_lock;
 	struct pack **packs;
 	size_t npacks, packs_alloc;
@@ -62,7 +63,6 @@ struct fgit_odb {
 	struct fgit_odb **alts;
 	size_t nalts;
 	struct odb_cache *cache;
-	int cache_every;		/* pack_read caches every Nth chain level */
 };
 
 /* ---- zlib helpers (thread-local inflaters) ---- */

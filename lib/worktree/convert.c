@@ -7,11 +7,17 @@
  * form matters on the way in only for core.safecrlf, which asks whether a
  * checkout of what we store would give back the same bytes.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
+#include <time.h>
+#include "fgit/attr.h"
 #include "fgit/buf.h"
 #include "fgit/common.h"
+#include "fgit/config.h"
 #include "fgit/convert.h"
+#include "fgit/run.h"
 
 enum action {
 	ACT_BINARY,		/* no conversion */
@@ -179,7 +185,185 @@ static int ident_collapse(struct fgit_buf *out, const char *src, size_t len, int
 int fgit_convert_may_change(const struct fgit_conv_attrs *attrs,
 			    const struct fgit_conv_config *cfg)
 {
-	return attrs->ident || resolve(attrs, cfg) != ACT_BINARY;
+	return attrs->ident || resolve(attrs, cfg) != ACT_BINARY ||
+	       (attrs->filter && (attrs->clean || attrs->required || attrs->process));
+}
+
+/* ---- clean filters ---- */
+
+static void report_error(const struct fgit_conv_hooks *hooks, const char *fmt,
+			 const char *cmd, int code)
+{
+	char msg[4200];
+
+	if (!hooks || !hooks->error)
+		return;
+	snprintf(msg, sizeof(msg), fmt, cmd, code);
+	hooks->error(msg, hooks->payload);
+}
+
+/*
+ * Run the clean command on src.  1 and out filled on success; 0 when it
+ * failed (reported through hooks->error, as git's error() lines).  The
+ * thread blocks SIGPIPE while feeding the child, as git ignores it there: a
+ * filter that does not read its input must not kill us.
+ */
+static int run_clean(struct fgit_buf *out, const char *cmd, const char *path,
+		     const char *src, size_t len, const struct fgit_conv_config *cfg,
+		     const struct fgit_conv_hooks *hooks)
+{
+	struct fgit_buf full = FGIT_BUF_INIT;
+	struct fgit_child c = FGIT_CHILD_INIT;
+	const char *argv[2];
+	sigset_t block, old, pending;
+	const char *p;
+	int r;
+
+	/* %f is the path, quoted for the shell (git's sq_quote) */
+	for (p = cmd; *p; p++) {
+		if (p[0] == '%' && p[1] == 'f') {
+			const char *q;
+			fgit_buf_addch(&full, '\'');
+			for (q = path; *q; q++) {
+				if (*q == '\'' || *q == '!')
+					fgit_buf_addf(&full, "'\\%c'", *q);
+				else
+					fgit_buf_addch(&full, *q);
+			}
+			fgit_buf_addch(&full, '\'');
+			p++;
+		} else if (p[0] == '%' && p[1] == '%') {
+			fgit_buf_addch(&full, '%');
+			p++;
+		} else {
+			fgit_buf_addch(&full, *p);
+		}
+	}
+	argv[0] = full.ptr;
+	argv[1] = NULL;
+	c.argv = argv;
+	c.use_shell = 1;
+	c.dir = cfg->filter_dir;
+	fgit_buf_reset(out);
+	sigemptyset(&block);
+	sigaddset(&block, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	r = fgit_run_pipe(&c, src, len, out);
+	sigpending(&pending);
+	if (sigismember(&pending, SIGPIPE) && !sigismember(&old, SIGPIPE)) {
+		struct timespec zero = { 0, 0 };
+		sigtimedwait(&block, NULL, &zero);
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	fgit_buf_release(&full);
+	if (r < 0) {
+		if (hooks && hooks->error)
+			hooks->error(fgit_error_last(), hooks->payload);
+		report_error(hooks, "cannot fork to run external filter '%s'", cmd, 0);
+		report_error(hooks, "external filter '%s' failed", cmd, 0);
+		fgit_error_clear();
+		return 0;
+	}
+	if (r) {
+		report_error(hooks, "external filter '%s' failed %d", cmd, r);
+		report_error(hooks, "external filter '%s' failed", cmd, 0);
+		return 0;
+	}
+	return 1;
+}
+
+int fgit_convert_attrs_lookup(struct fgit_conv_attrs *out, struct fgit_attrs *a,
+			      const struct fgit_config *cfg, const char *path)
+{
+	static const char *const names[] = { "crlf", "ident", "filter", "eol", "text" };
+	struct fgit_attr_value v[5];
+	const struct fgit_attr_value *t;
+	char key[512];
+	const char *s;
+	int r, b;
+
+	memset(out, 0, sizeof(*out));
+	if ((r = fgit_attrs_get(v, a, path, names, 5)) < 0)
+		return r;
+	t = v[4].state != FGIT_ATTR_UNSPECIFIED ? &v[4] : &v[0];
+	switch (t->state) {
+	case FGIT_ATTR_SET:
+		out->text = FGIT_TEXT_SET;
+		break;
+	case FGIT_ATTR_UNSET:
+		out->text = FGIT_TEXT_UNSET;
+		break;
+	case FGIT_ATTR_VALUE:
+		if (!strcmp(t->value, "input")) {
+			out->text = FGIT_TEXT_SET;
+			out->eol = FGIT_EOL_LF;
+		} else if (!strcmp(t->value, "auto")) {
+			out->text = FGIT_TEXT_AUTO;
+		}
+		break;
+	default:
+		break;
+	}
+	if (out->text != FGIT_TEXT_UNSET && v[3].state == FGIT_ATTR_VALUE) {
+		if (!strcmp(v[3].value, "lf"))
+			out->eol = FGIT_EOL_LF;
+		else if (!strcmp(v[3].value, "crlf"))
+			out->eol = FGIT_EOL_CRLF;
+	}
+	out->ident = v[1].state == FGIT_ATTR_SET;
+	if (v[2].state == FGIT_ATTR_VALUE && cfg && strlen(v[2].value) < 400) {
+		/* a driver exists once any filter.<name>.* setting names it */
+		int known = 0;
+		snprintf(key, sizeof(key), "filter.%s.clean", v[2].value);
+		if (!fgit_config_get_string(&s, cfg, key) && s) {
+			out->clean = s;
+			known = 1;
+		}
+		snprintf(key, sizeof(key), "filter.%s.smudge", v[2].value);
+		if (!fgit_config_get_string(&s, cfg, key))
+			known = 1;
+		snprintf(key, sizeof(key), "filter.%s.process", v[2].value);
+		if (!fgit_config_get_string(&s, cfg, key) && s)
+			known = out->process = 1;
+		snprintf(key, sizeof(key), "filter.%s.required", v[2].value);
+		if (!fgit_config_get_bool(&b, cfg, key)) {
+			out->required = b;
+			known = 1;
+		}
+		fgit_error_clear();
+		if (known)
+			out->filter = v[2].value;
+		else
+			out->clean = NULL;
+	}
+	return 0;
+}
+
+void fgit_convert_config_load(struct fgit_conv_config *out, const struct fgit_config *cfg)
+{
+	const char *v;
+
+	*out = (struct fgit_conv_config)FGIT_CONV_CONFIG_INIT;
+	if (!fgit_config_get_string(&v, cfg, "core.autocrlf") && v) {
+		if (!strcasecmp(v, "input"))
+			out->autocrlf = FGIT_AUTOCRLF_INPUT;
+		else if (fgit_config_parse_bool(v) > 0)
+			out->autocrlf = FGIT_AUTOCRLF_TRUE;
+	}
+	if (!fgit_config_get_string(&v, cfg, "core.eol") && v) {
+		if (!strcasecmp(v, "lf"))
+			out->core_eol = FGIT_EOL_LF;
+		else if (!strcasecmp(v, "crlf"))
+			out->core_eol = FGIT_EOL_CRLF;
+	}
+	if (!fgit_config_get_string(&v, cfg, "core.safecrlf") && v) {
+		if (!strcasecmp(v, "warn"))
+			out->safecrlf = FGIT_SAFECRLF_WARN;
+		else
+			out->safecrlf = fgit_config_parse_bool(v) > 0 ? FGIT_SAFECRLF_TRUE
+								       : FGIT_SAFECRLF_FALSE;
+	}
+	fgit_error_clear();
 }
 
 int fgit_convert_to_git(struct fgit_buf *out, const char *path, const char *src,
@@ -188,10 +372,35 @@ int fgit_convert_to_git(struct fgit_buf *out, const char *path, const char *src,
 			const struct fgit_conv_hooks *hooks)
 {
 	enum action act = resolve(attrs, cfg);
-	struct fgit_buf tmp = FGIT_BUF_INIT;
+	struct fgit_buf tmp = FGIT_BUF_INIT, filtered = FGIT_BUF_INIT;
 	int changed = 0, r;
 
 	fgit_buf_reset(out);
+	if (attrs->filter && attrs->process)
+		return fgit_error_set(FGIT_ENOTSUPP, "%s: long-running filter '%s' (filter.%s.process)",
+				      path, attrs->filter, attrs->filter);
+	if (attrs->filter) {
+		int ok = 0;
+		if (attrs->clean && *attrs->clean)
+			ok = run_clean(&filtered, attrs->clean, path, src, len, cfg, hooks);
+		if (!ok && attrs->required) {
+			fgit_buf_release(&filtered);
+			return fgit_error_set(FGIT_ERROR, "%s: clean filter '%s' failed",
+					      path, attrs->filter);
+		}
+		if (ok) {
+			r = fgit_convert_to_git(out, path, filtered.ptr, filtered.len, &(struct fgit_conv_attrs){
+				attrs->text, attrs->eol, attrs->ident, NULL, NULL, 0, 0 }, cfg, flags, hooks);
+			if (r == 0) {
+				fgit_buf_release(out);
+				*out = filtered;
+				return 1;
+			}
+			fgit_buf_release(&filtered);
+			return r < 0 ? r : 1;
+		}
+		fgit_buf_release(&filtered);
+	}
 	if (act != ACT_BINARY && len) {
 		struct stats s;
 		int convert;

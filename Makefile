@@ -3,7 +3,7 @@ CC      ?= cc
 CFLAGS  ?= -O2 -g
 override CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare \
 	   -Iinclude -Ilib -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -pthread
-override LDLIBS += -ldeflate -lz -lcrypto -lpthread
+override LDLIBS += -ldeflate -lz -lcrypto -lpcre2-8 -lpthread
 PREFIX  ?= /usr/local
 DESTDIR ?=
 

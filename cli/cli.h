@@ -16,6 +16,7 @@ struct cli_globals {
 	int bare;			/* --bare */
 	const char *prefix;		/* cwd relative to the worktree top, set by setup */
 	int argc_config;		/* -c key=value pairs, kept in GIT_CONFIG_PARAMETERS */
+	char *original_cwd;		/* the cwd before -C (git's startup_info->original_cwd) */
 };
 extern struct cli_globals cli_globals;
 
@@ -82,6 +83,14 @@ struct cli_option {
 #define OPT_INTEGER(s, l, v, h) { CLI_OPT_INTEGER, (s), (l), (v), "n", (h), 0, 0, NULL }
 #define OPT_CALLBACK(s, l, v, a, h, f) { CLI_OPT_CALLBACK, (s), (l), (v), (a), (h), 0, 0, (f) }
 #define OPT_CALLBACK_F(s, l, v, a, h, fl, f) { CLI_OPT_CALLBACK, (s), (l), (v), (a), (h), (fl), 0, (f) }
+/*
+ * git's OPT__ABBREV: --abbrev[=<n>] into an int: 0 when negated, -1 (the
+ * repository's default, core.abbrev or automatic) when bare, else n clamped
+ * to 4..40.
+ */
+int cli_opt_abbrev(const struct cli_option *opt, const char *arg, int unset);
+#define OPT__ABBREV(v) OPT_CALLBACK_F(0, "abbrev", (v), "n", \
+	"use <n> digits to display object names", CLI_OPT_OPTARG, cli_opt_abbrev)
 #define OPT_UNIMPLEMENTED(s, l) { CLI_OPT_UNIMPLEMENTED, (s), (l), NULL, NULL, NULL, CLI_OPT_HIDDEN, 0, NULL }
 #define OPT_GROUP(h) { CLI_OPT_GROUP, 0, NULL, NULL, NULL, (h), 0, 0, NULL }
 
@@ -137,6 +146,18 @@ struct fgit_revparse_info;
 void cli_revparse_warnings(struct fgit_repo *repo, const struct fgit_revparse_info *info);
 /* prefix + path (git's prefix_filename); malloc'd. */
 char *cli_prefix_path(const char *prefix, const char *path);
+
+/* ---- identities (cli/ident.c) ---- */
+struct fgit_buf;
+/*
+ * Append "Name <email> <time> <tz>" for who ("author" or "committer") as
+ * git builds it (environment, config, passwd).  strict: die on an empty
+ * name, as for commits ("empty ident name (for <email>) not allowed");
+ * reflogs are written with whatever there is.
+ */
+void cli_ident(struct fgit_buf *b, struct fgit_config *cfg, const char *who, int strict);
+/* The committer ident for reflog entries (not strict); malloc'd. */
+char *cli_reflog_ident(struct fgit_config *cfg);
 
 /* ---- subcommands ---- */
 #define CLI_CMD(name) int cmd_##name(int argc, const char **argv)

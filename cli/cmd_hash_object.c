@@ -23,7 +23,9 @@
 #include "fgit/config.h"
 #include "fgit/hash.h"
 #include "fgit/object.h"
+#include "fgit/quote.h"
 #include "fgit/odb.h"
+#include "fgit/ordered.h"
 #include "fgit/repo.h"
 
 #define SMALL_FILE (64u << 10)
@@ -265,36 +267,198 @@ static void hash_file(struct hopts *o, const char *path, const char *vpath)
 	}
 }
 
-/* Undo git's C-style quoting of a path ("a\tb", "\303\251"). */
-static int unquote_c(struct fgit_buf *out, const char *s)
+/*
+ * --stdin-paths in batches.  Whatever complete lines one read() returns
+ * (a pipe gives what the writer has written so far, a file 64 KiB) form a
+ * batch: plain files are hashed (and with -w written) on every core, and
+ * the names are printed in input order.  Anything unusual (conversion,
+ * a file that cannot be read, not a regular file, above
+ * core.bigFileThreshold, another type) is left to hash_file() on the
+ * main thread at its turn, so messages and exits come exactly as git's
+ * one-at-a-time loop gives them.  Before reading more, stdout is flushed
+ * unless it is a regular file (git's rule, GIT_FLUSH overriding), so a
+ * program driving hash-object line by line gets each answer.
+ */
+struct path_item {
+	char *fs;		/* the file to open */
+	char *vpath;		/* the path for conversion, or NULL */
+	int serial;		/* leave to hash_file() in emit */
+};
+
+struct path_batch {
+	struct hopts *o;
+	struct path_item *it;
+	size_t nr, alloc;
+};
+
+struct path_slot {
+	struct fgit_oid oid;
+	int ok;
+};
+
+/* Hash one plain regular file; 0, or -1 to leave it to hash_file(). */
+static int hash_plain(struct hopts *o, const char *path, struct fgit_oid *out)
 {
-	static const char esc[] = "abtnvfr", val[] = "\a\b\t\n\v\f\r";
-	if (*s++ != '"')
+	static __thread char small[SMALL_FILE];
+	struct stat st;
+	size_t size;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), r = -1;
+
+	if (fd < 0)
 		return -1;
-	for (;;) {
-		const char *e;
-		int c = (unsigned char)*s++;
-		if (!c)
-			return -1;
-		if (c == '"')
-			return *s ? -1 : 0;
-		if (c != '\\') {
-			fgit_buf_addch(out, c);
-			continue;
-		}
-		c = (unsigned char)*s++;
-		if (c == '\\' || c == '"') {
-			fgit_buf_addch(out, c);
-		} else if (c && (e = strchr(esc, c))) {
-			fgit_buf_addch(out, val[e - esc]);
-		} else if (c >= '0' && c <= '3' && s[0] >= '0' && s[0] <= '7' &&
-			   s[1] >= '0' && s[1] <= '7') {
-			fgit_buf_addch(out, ((c - '0') << 6) | ((s[0] - '0') << 3) | (s[1] - '0'));
-			s += 2;
-		} else {
-			return -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    (uint64_t)st.st_size > big_file_threshold || (uint64_t)st.st_size > SIZE_MAX) {
+		close(fd);
+		return -1;
+	}
+	size = (size_t)st.st_size;
+	if (size <= SMALL_FILE) {
+		if (!read_full(fd, small, size))
+			r = o->write ? fgit_odb_write(out, o->odb, FGIT_OBJ_BLOB, small, size)
+				     : fgit_hash_object(out, FGIT_HASH_SHA1, FGIT_OBJ_BLOB, small, size);
+	} else if (o->write) {
+		r = fgit_odb_write_fd(out, o->odb, FGIT_OBJ_BLOB, fd, size);
+	} else {
+		void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (map != MAP_FAILED) {
+			r = fgit_hash_object(out, FGIT_HASH_SHA1, FGIT_OBJ_BLOB, map, size);
+			munmap(map, size);
 		}
 	}
+	close(fd);
+	if (r < 0)
+		fgit_error_clear();
+	return r < 0 ? -1 : 0;
+}
+
+static void batch_work(size_t i, void *slot, void *payload)
+{
+	struct path_batch *b = payload;
+	struct path_slot *ps = slot;
+
+	if (!b->it[i].serial)
+		ps->ok = !hash_plain(b->o, b->it[i].fs, &ps->oid);
+}
+
+static int batch_emit(size_t i, void *slot, void *payload)
+{
+	struct path_batch *b = payload;
+	struct path_slot *ps = slot;
+
+	if (ps->ok)
+		print_oid(&ps->oid);
+	else
+		hash_file(b->o, b->it[i].fs, b->it[i].vpath);
+	return 0;
+}
+
+static int stdout_wants_flush(void)
+{
+	const char *env = getenv("GIT_FLUSH");
+	struct stat st;
+
+	if (env)
+		return atoi(env) != 0;
+	return fstat(1, &st) || !S_ISREG(st.st_mode);
+}
+
+/* One input line: unquote, place under the worktree, queue it. */
+static void queue_path(struct path_batch *b, const char *line, const char *prefix,
+		       const char *top, int no_filters, int threaded)
+{
+	struct fgit_buf u = FGIT_BUF_INIT;
+	struct path_item *it;
+	const char *name = line;
+	size_t len = strlen(line);
+
+	if (len && line[len - 1] == '\r')	/* strbuf_getline's CRLF rule */
+		((char *)line)[len - 1] = '\0';
+	if (line[0] == '"') {
+		const char *qend;
+		if (fgit_unquote_c_style(&u, line, &qend) < 0 || *qend)
+			die("line is badly quoted");
+		name = u.ptr;
+	}
+	if (b->nr == b->alloc) {
+		b->alloc = b->alloc ? 2 * b->alloc : 256;
+		b->it = realloc(b->it, b->alloc * sizeof(*b->it));
+		if (!b->it)
+			die("out of memory");
+	}
+	it = &b->it[b->nr++];
+	if (prefix && *prefix && top && name[0] != '/') {
+		/* git reads these relative to the top of the worktree, even
+		 * when run in a subdirectory */
+		struct fgit_buf full = FGIT_BUF_INIT;
+		fgit_buf_addf(&full, "%s/%s", top, name);
+		it->fs = fgit_buf_detach(&full, NULL);
+		it->vpath = no_filters ? NULL : strdup(name);
+	} else {
+		it->fs = strdup(name);
+		it->vpath = no_filters ? NULL : strdup(attr_path(top, name));
+	}
+	if (!it->fs || (!no_filters && !it->vpath))
+		die("out of memory");
+	/* conversion is decided here, on one thread, in input order */
+	it->serial = !threaded || (converts(b->o, it->vpath) && cli_would_convert(it->vpath));
+	fgit_buf_release(&u);
+}
+
+static void run_batch(struct path_batch *b, int threaded, int flush)
+{
+	size_t k;
+
+	if (b->nr && fgit_ordered_run(b->nr, threaded ? fgit_ordered_threads() : 1,
+				      sizeof(struct path_slot), batch_work, batch_emit, b))
+		die_last();
+	for (k = 0; k < b->nr; k++) {
+		free(b->it[k].fs);
+		free(b->it[k].vpath);
+	}
+	b->nr = 0;
+	if (flush && fflush(stdout))
+		die_errno("hash to stdout");
+}
+
+static void hash_stdin_paths(struct hopts *o, const char *prefix, const char *top,
+			     int no_filters)
+{
+	struct path_batch b = { o, NULL, 0, 0 };
+	int threaded = o->type == FGIT_OBJ_BLOB && !o->literally;
+	int flush = stdout_wants_flush();
+	struct fgit_buf in = FGIT_BUF_INIT;
+	char chunk[1 << 16];
+
+	for (;;) {
+		ssize_t got = read(0, chunk, sizeof(chunk));
+		size_t start = 0, k;
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			die_errno("could not read from stdin");
+		if (!got) {
+			if (in.len)	/* a last line without its newline */
+				queue_path(&b, in.ptr, prefix, top, no_filters, threaded);
+			run_batch(&b, threaded, flush);
+			break;
+		}
+		fgit_buf_add(&in, chunk, (size_t)got);
+		for (k = 0; k < in.len; k++) {
+			if (in.ptr[k] != '\n')
+				continue;
+			in.ptr[k] = '\0';
+			queue_path(&b, in.ptr + start, prefix, top, no_filters, threaded);
+			start = k + 1;
+		}
+		if (start) {
+			memmove(in.ptr, in.ptr + start, in.len - start);
+			fgit_buf_setlen(&in, in.len - start);
+		}
+		run_batch(&b, threaded, flush);
+	}
+	free(b.it);
+	fgit_buf_release(&in);
 }
 
 CLI_CMD(hash_object)
@@ -372,35 +536,8 @@ CLI_CMD(hash_object)
 			  : arg ? arg : attr_path(top, argv[i]));
 		free(arg);
 	}
-	if (stdin_paths) {
-		/* git reads these relative to the top of the worktree, even
-		 * when run in a subdirectory */
-		struct fgit_buf full = FGIT_BUF_INIT;
-		char *line = NULL;
-		size_t cap = 0;
-		ssize_t len;
-		while ((len = getline(&line, &cap, stdin)) >= 0) {
-			struct fgit_buf u = FGIT_BUF_INIT;
-			const char *name = line;
-			if (len && line[len - 1] == '\n')
-				line[--len] = 0;
-			if (line[0] == '"') {
-				if (unquote_c(&u, line) < 0)
-					die("line is badly quoted");
-				name = u.ptr;
-			}
-			if (prefix && *prefix && top && name[0] != '/') {
-				fgit_buf_reset(&full);
-				fgit_buf_addf(&full, "%s/%s", top, name);
-				hash_file(&o, full.ptr, no_filters ? NULL : name);
-			} else {
-				hash_file(&o, name, no_filters ? NULL : attr_path(top, name));
-			}
-			fgit_buf_release(&u);
-		}
-		free(line);
-		fgit_buf_release(&full);
-	}
+	if (stdin_paths)
+		hash_stdin_paths(&o, prefix, top, no_filters);
 	free(vpath_free);
 	return 0;
 }

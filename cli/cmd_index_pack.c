@@ -32,7 +32,7 @@ struct ip_opts {
 	const char *keep_msg;
 	const char *progress_title;
 	int from_stdin, verify, show_stat, stat_only, verbose, rev_index;
-	int show_resolving_progress, nthreads, strict, fix_thin;
+	int show_resolving_progress, nthreads, strict, fsck_objects, fix_thin;
 	unsigned int idx_version;
 	uint32_t off32_limit;
 };
@@ -140,6 +140,27 @@ static void show_pack_info(const struct fgit_indexer *ix, int stat_only)
 static void print_error(const char *msg, void *payload)
 {
 	error("%s", msg);
+}
+
+static void print_warning(const char *msg, void *payload)
+{
+	warning("%s", msg);
+}
+
+/* --strict / --fsck-objects: each object through fsck's rules as it is named. */
+struct strict_state {
+	struct fgit_pack_checker *checker;
+	_Atomic int failed;	/* the error is fsck's, not the pack's */
+};
+
+static int strict_object(const struct fgit_oid *oid, enum fgit_object_type type,
+			 const void *data, size_t size, void *payload)
+{
+	struct strict_state *st = payload;
+	int r = fgit_pack_checker_object(st->checker, oid, type, data, size);
+	if (r == FGIT_EINVALID)
+		st->failed = 1;
+	return r;
 }
 
 static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -258,6 +279,7 @@ static int run_index_pack(struct ip_opts *o)
 	const char *report = "pack";
 	char hex[FGIT_MAX_HEXSZ + 1];
 	struct fgit_oid packid;
+	struct strict_state strict = { NULL, 0 };
 
 	if (!o->pack_name && !o->from_stdin)
 		cli_usage(index_pack_usage);
@@ -338,9 +360,36 @@ static int run_index_pack(struct ip_opts *o)
 		iopts.flags |= FGIT_INDEX_PACK_RECEIVING;
 	if (o->show_stat)
 		iopts.flags |= FGIT_INDEX_PACK_STATS;
+	if (o->strict || o->fsck_objects) {
+		if (fgit_pack_checker_new(&strict.checker, FGIT_HASH_SHA1, print_warning, NULL))
+			die_last();
+		iopts.object_cb = strict_object;
+		iopts.object_payload = &strict;
+	}
 	if (fgit_indexer_run(&ix, in_fd, copy_fd, &iopts)) {
-		ret = fail("%s", fgit_error_last());
+		if (strict.failed) {
+			error("%s", fgit_error_last());
+			ret = fail("fsck error in packed object");
+		} else {
+			ret = fail("%s", fgit_error_last());
+		}
 		goto out;
+	}
+	if (o->strict) {
+		struct fgit_odb *odb = NULL;
+		struct fgit_oid missing;
+		int r;
+		if (cli_repo_gently() && fgit_repo_odb(&odb, cli_repo_gently()))
+			die_last();
+		r = fgit_pack_checker_missing(&missing, strict.checker, ix, odb);
+		if (r < 0) {
+			ret = fail("%s", fgit_error_last());
+			goto out;
+		}
+		if (r) {
+			ret = fail("did not receive expected object %s", fgit_oid_to_hex(hex, &missing));
+			goto out;
+		}
 	}
 	if (o->show_stat)
 		show_pack_info(ix, o->stat_only);
@@ -439,6 +488,7 @@ out:
 	if (created_pack && ret)
 		unlink(o->pack_name);
 	fgit_indexer_free(ix);
+	fgit_pack_checker_free(strict.checker);
 	fgit_buf_release(&idx);
 	fgit_buf_release(&rev);
 	fgit_buf_release(&old);
@@ -492,6 +542,10 @@ CLI_CMD(index_pack)
 			o.from_stdin = 1;
 		} else if (!strcmp(arg, "--fix-thin")) {
 			o.fix_thin = 1;
+		} else if (!strcmp(arg, "--strict")) {
+			o.strict = 1;
+		} else if (!strcmp(arg, "--fsck-objects")) {
+			o.fsck_objects = 1;
 		} else if (skip_optional(arg, "--strict", &v) ||
 			   !strcmp(arg, "--check-self-contained-and-connected") ||
 			   skip_optional(arg, "--fsck-objects", &v) ||

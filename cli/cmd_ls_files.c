@@ -108,29 +108,6 @@ static void setup_ignore(struct fgit_repo *repo)
 	}
 }
 
-static int abbrev_value;
-static int opt_abbrev(const struct cli_option *opt, const char *arg, int unset)
-{
-	char *end;
-	long v;
-
-	if (unset) {
-		abbrev_value = 0;
-		return 0;
-	}
-	if (!arg) {
-		abbrev_value = 7;
-		return 0;
-	}
-	v = strtol(arg, &end, 10);
-	if (!*arg || *end) {
-		error("option `abbrev' expects a numerical value");
-		return -1;
-	}
-	abbrev_value = v < 4 ? 4 : v > 40 ? 40 : (int)v;
-	return 0;
-}
-
 static void flush_out(struct ls *ls, int force)
 {
 	if (force || ls->out.len > 65536) {
@@ -285,6 +262,7 @@ CLI_CMD(ls_files)
 	int n;
 	size_t i, count;
 	char *index_path;
+	int abbrev_value = 0;
 	struct cli_option opts[] = {
 		OPT_BOOL('z', NULL, &ls.nul, "separate paths with the NUL character"),
 		OPT_BOOL('t', NULL, &show_tag, "identify the file status with tags"),
@@ -314,8 +292,7 @@ CLI_CMD(ls_files)
 		OPT_UNIMPLEMENTED(0, "recurse-submodules"),
 		OPT_BOOL(0, "error-unmatch", &error_unmatch, "if any <file> is not in the index, treat this as an error"),
 		OPT_UNIMPLEMENTED(0, "with-tree"),
-		OPT_CALLBACK_F(0, "abbrev", NULL, "n", "use <n> digits to display object names",
-			       CLI_OPT_OPTARG, opt_abbrev),
+		OPT__ABBREV(&abbrev_value),
 		OPT_UNIMPLEMENTED(0, "debug"),
 		OPT_BOOL(0, "deduplicate", &dedup, "suppress duplicate entries"),
 		OPT_UNIMPLEMENTED(0, "sparse"),
@@ -328,6 +305,8 @@ CLI_CMD(ls_files)
 	no_empty = !show_empty;
 	ls.repo = cli_repo();
 	ls.abbrev = abbrev_value;
+	if (ls.abbrev < 0)
+		ls.abbrev = fgit_repo_default_abbrev(ls.repo);
 	ls.prefix = full_name ? "" : fgit_repo_prefix(ls.repo);
 	if (exclude_per_dir)
 		exc_given = 1;

@@ -55,29 +55,6 @@ static int opt_cmdmode(const struct cli_option *opt, const char *arg, int unset)
 	return 0;
 }
 
-static int abbrev_value;
-static int opt_abbrev(const struct cli_option *opt, const char *arg, int unset)
-{
-	char *end;
-	long v;
-
-	if (unset) {
-		abbrev_value = 0;
-		return 0;
-	}
-	if (!arg) {
-		abbrev_value = -1;	/* the repository's default */
-		return 0;
-	}
-	v = strtol(arg, &end, 10);
-	if (!*arg || *end) {
-		error("option `abbrev' expects a numerical value");
-		return -1;
-	}
-	abbrev_value = v < 4 ? 4 : v > 40 ? 40 : (int)v;
-	return 0;
-}
-
 static void add_name(struct ls *ls, struct fgit_buf *b, const char *path)
 {
 	struct fgit_buf rel = FGIT_BUF_INIT;
@@ -324,6 +301,7 @@ CLI_CMD(ls_tree)
 	enum fgit_object_type type;
 	int n, i, full_tree = 0, name_only = 0, r;
 	const char *prefix;
+	int abbrev_value = 0;
 	struct cli_option opts[] = {
 		OPT_BOOL('d', NULL, &ls.tree_only, "only show trees"),
 		OPT_BOOL('r', NULL, &ls.recursive, "recurse into subtrees"),
@@ -340,8 +318,7 @@ CLI_CMD(ls_tree)
 		OPT_BOOL(0, "full-tree", &full_tree,
 			 "list entire tree; not just current directory (implies --full-name)"),
 		OPT_STRING(0, "format", &ls.format, "format", "format to use for the output"),
-		OPT_CALLBACK_F(0, "abbrev", NULL, "n", "use <n> digits to display object names",
-			       CLI_OPT_OPTARG, opt_abbrev),
+		OPT__ABBREV(&abbrev_value),
 		OPT_END(),
 	};
 

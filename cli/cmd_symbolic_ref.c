@@ -1,4 +1,4 @@
-/* git symbolic-ref: read a symbolic ref (writing and -d are not built yet). */
+/* git symbolic-ref: read, write (<name> <ref>, -m) or delete (-d) a symbolic ref. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,12 +33,43 @@ CLI_CMD(symbolic_ref)
 
 	n = cli_parse_options(argc, argv, "symbolic-ref", opts, symref_usage, 0);
 	repo = cli_repo();
-	if (del || n == 2)
-		die_unimplemented("symbolic-ref", del ? "--delete" : "<name> <ref> (writing)");
-	if (n != 1)
-		cli_usage_with_options(symref_usage, opts, 0);
+	if (msg && !*msg)
+		die("Refusing to perform update with empty message");
 	if (fgit_repo_refdb(&db, repo))
 		die_last();
+	if (del) {
+		if (n != 1)
+			cli_usage_with_options(symref_usage, opts, 0);
+		r = fgit_refdb_read_raw(NULL, NULL, &flags, db, argv[0]);
+		if (r && r != FGIT_ENOTFOUND && r != FGIT_EINVALID)
+			die_last();
+		if (!(flags & FGIT_REF_SYMBOLIC))
+			die("Cannot delete %s, not a symbolic ref", argv[0]);
+		if (!strcmp(argv[0], "HEAD"))
+			die("deleting '%s' is not allowed", argv[0]);
+		if (fgit_refdb_update(db, argv[0], NULL, NULL, FGIT_REF_NO_DEREF, NULL, NULL)) {
+			error_last();
+			return 1;
+		}
+		return 0;
+	}
+	if (n == 2) {
+		char *ident;
+		if (!strcmp(argv[0], "HEAD") && strncmp(argv[1], "refs/", 5))
+			die("Refusing to point HEAD outside of refs/");
+		if (fgit_refname_check(argv[1], FGIT_REFNAME_ALLOW_ONELEVEL))
+			die("Refusing to set '%s' to invalid ref '%s'", argv[0], argv[1]);
+		ident = cli_reflog_ident(fgit_repo_config(repo));
+		r = fgit_refdb_symref(db, argv[0], argv[1], msg, ident);
+		free(ident);
+		if (r) {
+			error_last();
+			return 1;
+		}
+		return 0;
+	}
+	if (n != 1)
+		cli_usage_with_options(symref_usage, opts, 0);
 
 	if (recurse) {
 		/* follow the chain; the last name counts even if it does not exist */

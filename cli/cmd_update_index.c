@@ -7,7 +7,8 @@
  * Built: paths, --add, --remove, --force-remove, --replace, --cacheinfo
  * (both forms), --chmod, --[no-]assume-unchanged, --[no-]skip-worktree,
  * --refresh, --really-refresh, -q, --unmerged, --ignore-missing,
- * --index-version, --verbose, --info-only.  Others exit 129.
+ * --index-version, --verbose, --info-only, --stdin, --index-info, -z.
+ * Others exit 129.
  * NEEDSWORK: contents are hashed without CRLF/filter conversion.
  */
 #include <errno.h>
@@ -24,6 +25,7 @@
 #include "fgit/index.h"
 #include "fgit/object.h"
 #include "fgit/odb.h"
+#include "fgit/quote.h"
 #include "fgit/repo.h"
 #include "fgit/worktree.h"
 
@@ -35,7 +37,7 @@ struct ui {
 	const char *prefix, *top;
 	int allow_add, allow_remove, force_remove, info_only, verbose, quiet;
 	int allow_unmerged, ignore_missing, chmod, mark_valid, mark_skip;
-	int changed, has_errors;
+	int changed, has_errors, nul;
 };
 
 static void report(struct ui *u, const char *fmt, const char *path)
@@ -293,6 +295,123 @@ static void refresh(struct ui *u, int really)
 	}
 }
 
+/*
+ * One record of stdin (a line, or NUL-terminated with -z) into *line,
+ * without its terminator.  0 at the end of input.
+ */
+static int read_record(struct fgit_buf *line, int nul)
+{
+	int c;
+
+	fgit_buf_reset(line);
+	while ((c = getchar()) != EOF && c != (nul ? 0 : '\n')) {
+		char ch = (char)c;
+		fgit_buf_add(line, &ch, 1);
+	}
+	return c != EOF || line->len;
+}
+
+/* A path from stdin: C-quoted unless -z.  NULL if malformed. */
+static char *stdin_path(struct ui *u, const char *s, size_t n)
+{
+	struct fgit_buf b = FGIT_BUF_INIT;
+
+	if (!u->nul && n && s[0] == '"') {
+		const char *end;
+		if (fgit_unquote_c_style(&b, s, &end) < 0 || end != s + n) {
+			fgit_buf_release(&b);
+			return NULL;
+		}
+	} else {
+		fgit_buf_add(&b, s, n);
+	}
+	return fgit_buf_detach(&b, NULL);
+}
+
+/* --stdin: each path as if it were an argument. */
+static void paths_from_stdin(struct ui *u)
+{
+	struct fgit_buf line = FGIT_BUF_INIT;
+
+	while (read_record(&line, u->nul)) {
+		char *path = stdin_path(u, line.ptr, line.len);
+		if (!path)
+			die("line is badly quoted");
+		update_one(u, path);
+		free(path);
+	}
+	fgit_buf_release(&line);
+}
+
+/*
+ * --index-info: "<mode> SP <id> TAB <path>", "<mode> SP <type> SP <id> TAB
+ * <path>" (ls-tree) or "<mode> SP <id> SP <stage> TAB <path>" (ls-files
+ * -s); mode 0 removes the path.  Paths are from the top of the worktree.
+ */
+static void index_info(struct ui *u)
+{
+	struct fgit_buf line = FGIT_BUF_INIT;
+	int algo = fgit_repo_algo(u->repo);
+	size_t hexsz = fgit_hash_hexsz(algo);
+
+	while (read_record(&line, u->nul)) {
+		const char *l = line.ptr, *tab = memchr(l, '\t', line.len), *p, *hex;
+		unsigned long mode;
+		unsigned int stage = 0;
+		struct fgit_index_entry *e;
+		struct fgit_oid oid;
+		char *end, *path;
+
+		if (!tab)
+			goto bad;
+		mode = strtoul(l, &end, 8);
+		if (end == l || *end != ' ' || mode > 0777777)
+			goto bad;
+		p = end + 1;
+		/* the id is the hexsz-character word ending at the tab or before " <stage>" */
+		if ((size_t)(tab - p) >= hexsz + 2 && tab[-2] == ' ' && tab[-1] >= '0' && tab[-1] <= '3') {
+			stage = (unsigned)(tab[-1] - '0');
+			hex = tab - 2 - hexsz;
+		} else {
+			hex = tab - hexsz;
+		}
+		if (hex < p || (hex > p && hex[-1] != ' ') || fgit_oid_from_hex(&oid, hex, algo))
+			goto bad;
+		path = stdin_path(u, tab + 1, line.len - (size_t)(tab + 1 - l));
+		if (!path)
+			goto bad;
+		if (!mode) {
+			if (fgit_index_remove_path(u->idx, path) == 0)
+				u->changed = 1;
+			fgit_error_clear();	/* git says nothing here, even with -v */
+			free(path);
+			continue;
+		}
+		if (fgit_index_entry_new(&e, path, strlen(path)) < 0) {
+			fprintf(stderr, "Ignoring path %s\n", path);
+			fgit_error_clear();
+			free(path);
+			continue;
+		}
+		e->mode = fgit_mode_canon((unsigned int)mode);
+		e->oid = oid;
+		e->stage = (uint16_t)stage;
+		if (fgit_index_add(u->idx, e)) {
+			fprintf(stderr, "Ignoring path %s\n", path);
+			fgit_error_clear();
+			free(path);
+			continue;
+		}
+		u->changed = 1;
+		report(u, "add '%s'", path);
+		free(path);
+		continue;
+bad:
+		die("malformed index info %s", line.ptr);
+	}
+	fgit_buf_release(&line);
+}
+
 static void usage_ui(void)
 {
 	cli_usage("git update-index [<options>] [--] [<file>...]");
@@ -393,6 +512,20 @@ CLI_CMD(update_index)
 			if (*end || version < 2 || version > 4)
 				die("index-version %d not in range: %d..%d", version, 2, 4);
 			u.changed = 1;
+		} else if (!strcmp(a, "-z")) {
+			u.nul = 1;
+		} else if (!strcmp(a, "--stdin") || !strcmp(a, "--index-info")) {
+			if (i != argc - 1) {
+				error("option '%s' must be the last argument", a + 2);
+				usage_ui();
+			}
+			if (a[2] == 's') {
+				if (!u.top)
+					die("this operation must be run in a work tree");
+				paths_from_stdin(&u);
+			} else {
+				index_info(&u);
+			}
 		} else if (!strcmp(a, "-h")) {
 			usage_ui();
 		} else {
@@ -401,7 +534,9 @@ CLI_CMD(update_index)
 	}
 	if (u.changed) {
 		struct fgit_index_write_opts wo = FGIT_INDEX_WRITE_OPTS_INIT;
-		wo.index_version = (unsigned)version;
+		cli_index_write_options(&wo, u.repo, u.idx);
+		if (version)
+			wo.index_version = (unsigned)version;
 		if (fgit_index_write(u.idx, index_path, &wo))
 			die_last();
 	}

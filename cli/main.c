@@ -195,6 +195,7 @@ int main(int argc, const char **argv)
 	int i, rc;
 
 	signal(SIGPIPE, SIG_DFL);
+	cli_globals.original_cwd = getcwd(NULL, 0);	/* before -C */
 	i = handle_options(argc, argv);
 	if (i >= argc) {
 		printf("usage: %s\n", main_usage);

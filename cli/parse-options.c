@@ -237,6 +237,25 @@ static const struct cli_option *find_long(const struct cli_option *opts,
 	return abbrev;
 }
 
+int cli_opt_abbrev(const struct cli_option *opt, const char *arg, int unset)
+{
+	int *out = opt->value;
+	char *end;
+	long v;
+
+	if (unset || !arg) {
+		*out = unset ? 0 : -1;
+		return 0;
+	}
+	v = strtol(arg, &end, 10);
+	if (!*arg || *end) {
+		error("option `%s' expects a numerical value", opt->long_name);
+		return -1;
+	}
+	*out = v < 4 ? 4 : v > 40 ? 40 : (int)v;
+	return 0;
+}
+
 int cli_parse_options(int argc, const char **argv, const char *cmd,
 		      const struct cli_option *opts, const char *const *usage,
 		      unsigned int flags)

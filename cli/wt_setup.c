@@ -1,11 +1,15 @@
 /* See wt_setup.h. */
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
 #include "cli.h"
 #include "wt_setup.h"
+#include "fgit/lockfile.h"
 #include "fgit/config.h"
+#include "fgit/date.h"
 #include "fgit/repo.h"
 
 char *cli_index_path(struct fgit_repo *repo)
@@ -169,4 +173,104 @@ void cli_wt_stat_options(struct fgit_wt_stat_options *o, struct fgit_repo *repo)
 	if (!fgit_config_get_string(&v, cfg, "core.checkstat") && v && !strcasecmp(v, "minimal"))
 		o->check_stat = 0;
 	fgit_error_clear();
+}
+
+/* An index version from GIT_INDEX_VERSION or index.version, as git reads it. */
+static unsigned int version_setting(const char *value, const char *what)
+{
+	char *end;
+	long v = strtol(value, &end, 10);
+
+	if (*value && !*end && v >= 2 && v <= 4)
+		return (unsigned int)v;
+	warning("%s set, but the value is invalid.\nUsing version %i", what, 2);
+	return 2;
+}
+
+void cli_index_write_options(struct fgit_index_write_opts *wo, struct fgit_repo *repo,
+			     const struct fgit_index *idx)
+{
+	struct fgit_config *cfg = fgit_repo_config(repo);
+	const char *env = getenv("GIT_INDEX_VERSION"), *s;
+	int v, split = -1;
+
+	if (!fgit_index_version(idx)) {
+		if (env) {
+			wo->index_version = version_setting(env, "GIT_INDEX_VERSION");
+		} else if (!fgit_config_get_string(&s, cfg, "index.version") && s) {
+			wo->index_version = version_setting(s, "index.version");
+		} else if (!fgit_config_get_bool(&v, cfg, "feature.manyfiles") && v) {
+			wo->index_version = 4;
+		}
+	}
+	if (!fgit_config_get_string(&s, cfg, "index.threads") && s) {
+		char *end;
+		long n = strtol(s, &end, 10);
+		if (*s && !*end && n >= 0)
+			wo->threads = (int)n;
+		else if (!fgit_config_get_bool(&v, cfg, "index.threads"))
+			wo->threads = v ? 0 : 1;
+		else
+			die("bad config variable 'index.threads'");
+	}
+	if (!fgit_config_get_bool(&v, cfg, "index.recordendofindexentries"))
+		wo->record_eoie = v;
+	if (!fgit_config_get_bool(&v, cfg, "index.recordoffsettable"))
+		wo->record_ieot = v;
+	if (!fgit_config_get_bool(&v, cfg, "core.splitindex"))
+		split = v;
+	if (split == 1 || (split < 0 && fgit_index_was_split(idx)))
+		wo->flags |= FGIT_INDEX_WRITE_SPLIT;
+	wo->shared_index_dir = fgit_repo_git_dir(repo);
+	if (!fgit_config_get_int(&v, cfg, "splitindex.maxpercentchange")) {
+		if (v >= 0 && v <= 100)
+			wo->split_max_percent = v;
+		else
+			error("splitIndex.maxPercentChange value '%d' should be between 0 and 100", v);
+	}
+	if (!fgit_config_get_string(&s, cfg, "splitindex.sharedindexexpire") && s) {
+		int64_t t;
+		if (fgit_date_parse_expiry(&t, s, (int64_t)time(NULL)))
+			die("failed to parse splitIndex.sharedIndexExpire value '%s'", s);
+		wo->shared_index_expire = t;
+	}
+	fgit_error_clear();
+}
+
+void cli_index_commit_locked(struct fgit_repo *repo, struct fgit_index *idx,
+			     struct fgit_lockfile *lk)
+{
+	struct fgit_index_write_opts wo = FGIT_INDEX_WRITE_OPTS_INIT;
+	struct fgit_wt_stat_options so;
+	struct fgit_buf path = FGIT_BUF_INIT;
+	unsigned char *data = NULL;
+	size_t len = 0, i, n = fgit_index_entrycount(idx);
+	const char *top = fgit_repo_work_tree(repo);
+
+	/* git smudges racily clean entries whose file changed (size 0), so
+	 * that a later stat cannot take them for clean */
+	cli_wt_stat_options(&so, repo);
+	for (i = 0; top && i < n; i++) {
+		struct fgit_index_entry *e = fgit_index_get_mut(idx, i);
+		struct stat st;
+		if (e->stage || !fgit_index_entry_is_racy(idx, e))
+			continue;
+		fgit_buf_reset(&path);
+		fgit_buf_addf(&path, "%s/%s", top, e->path);
+		/* as git: a missing file or one whose stat data differ stays */
+		if (lstat(path.ptr, &st) || fgit_worktree_stat_differs(e, &st, &so))
+			continue;
+		if (fgit_worktree_entry_changed(idx, e, &st, path.ptr, &so))
+			e->size = 0;
+		fgit_error_clear();
+	}
+	fgit_buf_release(&path);
+	cli_index_write_options(&wo, repo, idx);
+	/* NEEDSWORK: a split index is written whole here (the lock is ours
+	 * already, and fgit_index_write's split path takes its own) */
+	wo.flags &= ~FGIT_INDEX_WRITE_SPLIT;
+	if (fgit_index_serialize(&data, &len, idx, &wo) || fgit_lockfile_write(lk, data, len) ||
+	    fgit_lockfile_commit(lk))
+		die("Unable to write new index file");
+	free(data);
 }

@@ -16,8 +16,25 @@ struct fgit_repo;
 
 /* $GIT_INDEX_FILE or <git-dir>/index (malloc'd). */
 char *cli_index_path(struct fgit_repo *repo);
+/*
+ * The options git's index write takes from the configuration: index.version
+ * (and GIT_INDEX_VERSION, feature.manyFiles) for an index not read from a
+ * file, index.threads, index.recordEndOfIndexEntries,
+ * index.recordOffsetTable, core.splitIndex (unset: keep a split index
+ * split), splitIndex.maxPercentChange, splitIndex.sharedIndexExpire.  Every
+ * command that writes the index starts from these.
+ */
+void cli_index_write_options(struct fgit_index_write_opts *wo, struct fgit_repo *repo,
+			     const struct fgit_index *idx);
 /* Load the index (a missing file is an empty index); dies as git does. */
 struct fgit_index *cli_index_load(struct fgit_repo *repo, const char *path);
+struct fgit_lockfile;
+/* Write idx into the index.lock the command took at its start (git's
+ * hold_locked_index), racily clean entries whose file changed smudged as
+ * git does, and rename it into place; dies "Unable to write new index
+ * file" on failure. */
+void cli_index_commit_locked(struct fgit_repo *repo, struct fgit_index *idx,
+			     struct fgit_lockfile *lk);
 /* core.quotePath (default true). */
 int cli_quote_path(struct fgit_repo *repo);
 /* git's quote_c_style: quoted only when needed. */

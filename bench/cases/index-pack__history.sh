@@ -1,4 +1,4 @@
-# Issue 6 (stub until fgit has index-pack): index the history's whole pack
+# Issue 6: index the history's whole pack
 # into a scratch .idx on tmpfs, default threads.  git: 24.5 s (real 849k).
 title='index-pack, history pack, default threads'
 corpus=history

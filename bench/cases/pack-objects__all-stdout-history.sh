@@ -1,4 +1,4 @@
-# Issue 6 (stub until fgit has pack-objects): what a clone of the history
+# Issue 6: what a clone of the history
 # serves.  Pack bytes may differ from git's (delta search is threaded), so
 # the output is not compared here; the compat tests compare object sets.
 title='pack-objects --all --stdout, history'

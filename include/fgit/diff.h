@@ -87,4 +87,60 @@ int fgit_diff_trees(struct fgit_odb *odb, const struct fgit_oid *old_tree,
 		    int (*cb)(const struct fgit_tree_change *c, void *payload),
 		    void *payload);
 
+/* ---- rename detection (lib/diff/rename.c) ---- */
+
+/* Scores run from 0 to this (git's MAX_SCORE); percent = score * 100 / it. */
+#define FGIT_RENAME_MAX_SCORE 60000
+
+/* A side of a rename: a deleted (source) or added (destination) path. */
+struct fgit_rename_file {
+	const char *path;		/* borrowed */
+	uint32_t mode;
+	struct fgit_oid oid;		/* a blob in the object database */
+};
+
+struct fgit_rename_opts {
+	/* Minimum similarity, 0 for git's default (50%, 30000). */
+	int min_score;
+	/*
+	 * diff.renameLimit / status.renameLimit: inexact detection is skipped
+	 * when remaining sources x destinations > limit^2; <= 0 is no limit.
+	 * git's default is 1000.
+	 */
+	int limit;
+};
+#define FGIT_RENAME_OPTS_INIT { 0, 1000 }
+
+/* Per destination: the source paired with it (-1: none) and the score. */
+struct fgit_rename_result {
+	int src;
+	int score;
+};
+
+/*
+ * Find renames among nsrc deleted and ndst added paths, as git's
+ * diffcore-rename does without copies: exact ids first, then unique
+ * basenames, then the similarity matrix (limits as above).  res has ndst
+ * slots.  *too_many (may be NULL) is set to the limit that would have been
+ * needed when the matrix was skipped, else 0.  Blobs that cannot be read
+ * score 0.  Returns 0 or FGIT_ENOMEM.  Thread-safe for distinct inputs.
+ */
+int fgit_diff_renames(struct fgit_rename_result *res, int *too_many,
+		      const struct fgit_rename_file *src, size_t nsrc,
+		      const struct fgit_rename_file *dst, size_t ndst,
+		      struct fgit_odb *odb, const struct fgit_rename_opts *opts);
+
+
+/*
+ * What `git commit` prints under its "[branch id] subject" line: the
+ * --shortstat line and the --summary lines ("create mode", "delete mode",
+ * "mode change", "rename a => b (100%)") of the change from old_tree (NULL:
+ * the empty tree, a root commit) to new_tree, appended to out.  Nothing
+ * when the trees are equal.  With `renames` (diff.renames, on by default)
+ * exact renames are paired.  NEEDSWORK: inexact (similarity) renames.
+ */
+int fgit_diff_commit_summary(struct fgit_buf *out, struct fgit_odb *odb,
+			     const struct fgit_oid *old_tree, const struct fgit_oid *new_tree,
+			     int renames);
+
 #endif

@@ -121,6 +121,17 @@ int fgit_ignore_add_file(struct fgit_ignore *ig, const char *path,
  */
 int fgit_ignore_push_dir(struct fgit_ignore *ig, const char *dir, size_t len);
 
+enum fgit_ignore_push_flags {
+	/* The caller knows the directory has no per-directory file (it just
+	 * read the directory): do not try to open one. */
+	FGIT_IGNORE_PUSH_NO_FILE = 1 << 0,
+};
+/* fgit_ignore_push_dir with enum fgit_ignore_push_flags. */
+int fgit_ignore_push_dir_ex(struct fgit_ignore *ig, const char *dir, size_t len,
+			    unsigned flags);
+/* The per-directory file name (".gitignore"), or NULL (borrowed). */
+const char *fgit_ignore_per_dir_name(const struct fgit_ignore *ig);
+
 /* Leave the directory on top of the stack. */
 void fgit_ignore_pop_dir(struct fgit_ignore *ig);
 

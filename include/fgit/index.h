@@ -189,6 +189,13 @@ int fgit_index_find(size_t *out, const struct fgit_index *idx,
 /* The entry (path, stage), borrowed, or NULL. */
 const struct fgit_index_entry *fgit_index_lookup(const struct fgit_index *idx,
 						 const char *path, unsigned int stage);
+/*
+ * In [lo, hi), where the entries starting with `prefix` (plen bytes, e.g.
+ * "a/b/") begin at lo: the position of the first entry that does not
+ * start with it.  Binary search; for walks that skip whole directories.
+ */
+size_t fgit_index_prefix_end(const struct fgit_index *idx, size_t lo, size_t hi,
+			     const char *prefix, size_t plen);
 /* Position of the first entry of path at any stage (or insertion point); found? */
 int fgit_index_find_any_stage(size_t *out, const struct fgit_index *idx,
 			      const char *path, size_t len);
@@ -276,8 +283,47 @@ int fgit_index_cache_tree_set(struct fgit_index *idx, const char *dir,
  * FGIT_ENOTFOUND when there is no such node.
  */
 int fgit_index_cache_tree_remove(struct fgit_index *idx, const char *dir);
+/*
+ * Call cb for every cache tree node, parents before children, children in
+ * the order git keeps them: dir is "" for the root, "a/b" below it;
+ * entry_count is -1 for an invalid node (oid then meaningless).  Stops when
+ * cb returns non-zero and returns that.
+ */
+int fgit_index_cache_tree_foreach(const struct fgit_index *idx,
+				  int (*cb)(const char *dir, int entry_count,
+					    const struct fgit_oid *oid, void *payload),
+				  void *payload);
 /* Drop the whole cache tree. */
 void fgit_index_cache_tree_clear(struct fgit_index *idx);
+
+enum fgit_write_tree_flags {
+	/* Entries whose object is missing are fine (write-tree --missing-ok). */
+	FGIT_WRITE_TREE_MISSING_OK = 1 << 0,
+	/* Rebuild every tree, valid cache-tree nodes or not. */
+	FGIT_WRITE_TREE_IGNORE_CACHE_TREE = 1 << 1,
+};
+/*
+ * Write the index's trees to odb (git's cache_tree_update): directories
+ * whose cache-tree node is valid (and whose tree exists) are reused, the
+ * others serialized, written and recorded in the cache tree.  Intent-to-add
+ * entries are left out.  *out is the root tree; *changed_out (may be NULL)
+ * says whether the cache tree changed (the index should then be written
+ * back).  FGIT_EINVALID for an unmerged entry ("<path>: unmerged (<hex>)")
+ * or a missing object ("invalid object <mode> <hex> for '<path>'").
+ */
+struct fgit_odb;
+int fgit_index_write_tree(struct fgit_oid *out, int *changed_out, struct fgit_index *idx,
+			  struct fgit_odb *odb, unsigned int flags);
+
+/*
+ * Add every entry of tree (recursively) to idx, which should be empty
+ * (git's read-tree of one tree): stage-0 entries without stat data, and
+ * the cache tree primed from the tree's own subtrees, so later writes
+ * rebuild only what changes.  FGIT_ENOTFOUND for a missing object,
+ * FGIT_EINVALID for a corrupt or non-tree one.
+ */
+int fgit_index_read_tree(struct fgit_index *idx, struct fgit_odb *odb,
+			 const struct fgit_oid *tree);
 
 /* ---- resolve undo (REUC) ---- */
 
@@ -300,6 +346,38 @@ int fgit_index_has_untracked_cache(const struct fgit_index *idx);
 /* Its raw bytes (borrowed), or NULL. */
 const unsigned char *fgit_index_untracked_cache(const struct fgit_index *idx, size_t *len);
 void fgit_index_untracked_cache_drop(struct fgit_index *idx);
+/*
+ * The untracked cache, parsed (read-only view; strings point into the
+ * index's UNTR bytes, so it must not outlive the index or its next change).
+ * Directories are in the file's depth-first order; dirs[0] is the top.
+ */
+struct fgit_untr_dir {
+	const char *name;		/* "" for the top, else one component */
+	size_t nr_untracked, untracked_first;	/* names[first..first+nr) */
+	size_t nr_dirs;			/* subdirectories ... */
+	size_t first_child, last_child, next_sibling;	/* ... as links; (size_t)-1 ends */
+	unsigned valid : 1, check_only : 1, has_oid : 1;
+	uint32_t stat[9];		/* ctime s/ns, mtime s/ns, dev, ino, uid, gid, size */
+	struct fgit_oid exclude_oid;	/* of its per-directory ignore file */
+};
+struct fgit_untr {
+	const char *ident;		/* NUL-terminated strings, ident_len bytes */
+	size_t ident_len;
+	uint32_t info_exclude_stat[9], excludes_file_stat[9];
+	uint32_t dir_flags;		/* git's dir_struct flags it was built with */
+	struct fgit_oid info_exclude_oid, excludes_file_oid;	/* null: no file */
+	const char *per_dir;		/* ".gitignore" */
+	struct fgit_untr_dir *dirs;
+	size_t nr_dirs;
+	const char **names;		/* untracked names; directories end in '/' */
+};
+/*
+ * Parse the index's UNTR extension.  FGIT_ENOTFOUND when there is none or
+ * it is malformed (git ignores such a cache); FGIT_ENOMEM.
+ */
+int fgit_index_untracked_cache_parse(struct fgit_untr **out, const struct fgit_index *idx);
+void fgit_untr_free(struct fgit_untr *u);
+
 /*
  * Optional extensions git itself does not know either, dropped on load:
  * git prints "ignoring %.4s extension" for each; their signatures (4 bytes
@@ -368,6 +446,13 @@ enum fgit_index_write_flags {
 	 * freshens the shared index's mtime, which we do not.
 	 */
 	FGIT_INDEX_WRITE_SPLIT = 1 << 1,
+	/*
+	 * Opportunistic writes (status's refresh): once the lock is held,
+	 * write only if the file still has the checksum it was loaded with
+	 * (nobody wrote it meanwhile); otherwise FGIT_ELOCKED, nothing
+	 * written.  For an index loaded from a file.
+	 */
+	FGIT_INDEX_WRITE_IF_UNCHANGED = 1 << 2,
 };
 #define FGIT_INDEX_WRITE_OPTS_VERSION 1
 #define FGIT_INDEX_WRITE_OPTS_INIT { FGIT_INDEX_WRITE_OPTS_VERSION, 0, -1, -1, -1, 0, 0, NULL, -1, -1 }
@@ -386,14 +471,24 @@ int fgit_index_serialize(unsigned char **out, size_t *len, struct fgit_index *id
  * its id, so a later stat cannot pass it as clean.  The library does not
  * look at files: the caller (lib/worktree) does that before writing.
  *
- * Write the index to path through "<path>.lock" (created O_EXCL, written,
- * renamed into place; not fsync'd, as git with core.fsync unset).
- * FGIT_ELOCKED when the lock is held, message in git's words:
- * "Unable to create '<path>.lock': File exists." (the CLI adds git's hint
- * paragraph).  On any failure the old file is left untouched and the lock
- * removed.  Updates the index's file mtime and checksum.
+ * Write the index to path through "<path>.lock" (fgit_lockfile: created
+ * O_EXCL, written, renamed into place; not fsync'd, as git with core.fsync
+ * unset).  FGIT_ELOCKED when the lock is held, message in git's words:
+ * "Unable to create '<abs path>.lock': File exists." followed by git's
+ * advice paragraph.  On any failure the old file is left untouched and the
+ * lock removed.  Updates the index's file mtime and checksum.
  */
 int fgit_index_write(struct fgit_index *idx, const char *path,
 		     const struct fgit_index_write_opts *opts);
+
+struct fgit_lockfile;
+/*
+ * The same into a lock the caller took earlier with fgit_lockfile_acquire()
+ * on the index path (git's commands hold index.lock from reading the index
+ * to writing it).  Takes ownership of lk: committed on success, rolled back
+ * on failure.
+ */
+int fgit_index_write_locked(struct fgit_index *idx, struct fgit_lockfile *lk,
+			    const struct fgit_index_write_opts *opts);
 
 #endif

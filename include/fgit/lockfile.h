@@ -29,6 +29,16 @@ enum fgit_lockfile_flags {
  */
 int fgit_lockfile_acquire(struct fgit_lockfile **out, const char *path, unsigned int flags);
 
+/*
+ * fgit_lockfile_acquire(), retrying for up to timeout_ms while the lock is
+ * held by someone else (with growing, randomized waits), as git does for
+ * refs (core.filesRefLockTimeout, 100 ms) and packed-refs
+ * (core.packedRefsTimeout, 1000 ms).  timeout_ms 0: one attempt; negative:
+ * retry forever.
+ */
+int fgit_lockfile_acquire_timeout(struct fgit_lockfile **out, const char *path,
+				  unsigned int flags, long timeout_ms);
+
 /* The open descriptor of the lock file (for writing). */
 int fgit_lockfile_fd(const struct fgit_lockfile *lk);
 /* "<path>.lock" and "<path>" (borrowed). */

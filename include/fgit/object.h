@@ -216,4 +216,17 @@ int fgit_ident_split(struct fgit_ident *out, const char *line, size_t len);
 int fgit_object_check(enum fgit_object_type type, const void *buf, size_t len,
 		      int algo, unsigned int flags);
 
+/*
+ * Call cb for each object this one points to, as fsck walks it: a tree's
+ * entries (not gitlinks, which name commits of other repositories), a
+ * commit's tree and parents, a tag's object.  Blobs point nowhere.  Stops
+ * when cb returns non-zero and returns that; FGIT_EINVALID (message set)
+ * if the object cannot be parsed.
+ */
+int fgit_object_foreach_link(enum fgit_object_type type, const void *buf, size_t len,
+			     int algo,
+			     int (*cb)(const struct fgit_oid *oid, enum fgit_object_type type,
+				       void *payload),
+			     void *payload);
+
 #endif

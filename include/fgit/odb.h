@@ -1,9 +1,10 @@
 /*
  * The object database: loose objects, packs (.idx v1/v2, .pack v2/v3,
  * OFS_DELTA and REF_DELTA), alternates (objects/info/alternates, nested up
- * to 5 deep).  A multi-pack-index, when present, is not consulted yet:
- * every pack is found through its own .idx, which git keeps beside it
- * (NEEDSWORK: midx lookup for repositories with many packs).
+ * to 5 deep).  A multi-pack-index (objects/pack/multi-pack-index), when
+ * present and valid, is searched first, as git does, then the packs it
+ * does not cover; a corrupt one is ignored (git warns and does the same).
+ * NEEDSWORK: a pack the midx covers is still opened through its .idx.
  *
  * Thread safety: one fgit_odb may be used by any number of threads at once
  * for reading and writing; there is no global lock around inflation.
@@ -108,6 +109,11 @@ int fgit_odb_exists(struct fgit_odb *odb, const struct fgit_oid *oid);
 int fgit_odb_write(struct fgit_oid *out, struct fgit_odb *odb,
 		   enum fgit_object_type type, const void *data, size_t len);
 
+/* Write a loose object even if a pack holds it (repack -A loosening
+ * objects of a pack about to be deleted); no-op if it is loose already. */
+int fgit_odb_write_loose(struct fgit_oid *out, struct fgit_odb *odb,
+			 enum fgit_object_type type, const void *data, size_t len);
+
 /*
  * Resolve a hex prefix of `hexlen` digits (in prefix) to the unique object.
  * FGIT_ENOTFOUND if none, FGIT_EAMBIGUOUS if several.
@@ -187,6 +193,36 @@ int fgit_odb_foreach_located(struct fgit_odb *odb, unsigned int flags,
 
 /* Paths of the alternate object directories, in order (borrowed). */
 size_t fgit_odb_alternates(const struct fgit_odb *odb, const char **out, size_t max);
+
+/*
+ * Pack writers (pack-objects, repack) copy entries from existing packs.
+ * fgit_odb_packed_entry finds oid in this database's packs (not loose, not
+ * alternates: FGIT_ENOTFOUND) and describes its entry as stored.  data
+ * points into the read-only mapping of the pack and stays valid while the
+ * database is open (fgit_odb_refresh keeps existing packs mapped).
+ */
+struct fgit_packed_entry {
+	unsigned int pack;		/* number in this database's pack list */
+	const char *pack_path;		/* borrowed */
+	uint64_t pack_mtime;
+	uint64_t offset;		/* of the entry */
+	uint64_t length;		/* bytes of the entry: header, base, zlib data */
+	enum fgit_object_type stored_type;	/* may be OFS_DELTA / REF_DELTA */
+	uint64_t size;			/* from the header (a delta's own size) */
+	size_t hdr_len;			/* bytes before the zlib data */
+	uint64_t base_offset;		/* OFS_DELTA: the base's entry offset */
+	struct fgit_oid base;		/* deltas: the base's id */
+	uint32_t crc32;			/* from the .idx (v2 only: has_crc) */
+	int has_crc;
+	const unsigned char *data;	/* length bytes */
+};
+int fgit_odb_packed_entry(struct fgit_packed_entry *out, struct fgit_odb *odb,
+			  const struct fgit_oid *oid);
+/* The packs of this database (not alternates), by number. */
+size_t fgit_odb_pack_count(struct fgit_odb *odb);
+const char *fgit_odb_pack_path(struct fgit_odb *odb, size_t i);
+/* 1 if pack i holds oid. */
+int fgit_odb_pack_has(struct fgit_odb *odb, size_t i, const struct fgit_oid *oid);
 
 /* Hash algorithm of this database. */
 int fgit_odb_algo(const struct fgit_odb *odb);

@@ -39,6 +39,11 @@ enum fgit_index_pack_flags {
 	FGIT_INDEX_PACK_STATS = 1 << 1,
 	/* Show the "Resolving deltas" meter even without a progress title. */
 	FGIT_INDEX_PACK_RESOLVING_PROGRESS = 1 << 2,
+	/* Only the first meter (unpack-objects' "Unpacking objects"). */
+	FGIT_INDEX_PACK_ONE_METER = 1 << 3,
+	/* Read in_fd as a stream even when it is a file: bytes after the
+	 * trailer are leftover (fgit_indexer_leftover), not "junk". */
+	FGIT_INDEX_PACK_STREAM = 1 << 4,
 };
 
 struct fgit_index_pack_options {
@@ -71,10 +76,21 @@ struct fgit_index_pack_options {
 	 * no check.  Objects above 64 MiB are not compared yet.
 	 */
 	struct fgit_odb *collision_odb;
+	/*
+	 * Called for every object of the pack (not for bases --fix-thin
+	 * appends) with its name, type and whole content, once known: from
+	 * the worker threads, concurrently, in no particular order.  A
+	 * negative return (message set) stops indexing with that error.
+	 * unpack-objects writes loose objects here; --strict checks them.
+	 * Every entry is then inflated in pass 2, leaves included.
+	 */
+	int (*object_cb)(const struct fgit_oid *oid, enum fgit_object_type type,
+			 const void *data, size_t size, void *payload);
+	void *object_payload;
 };
 #define FGIT_INDEX_PACK_OPTIONS_VERSION 1
 #define FGIT_INDEX_PACK_OPTIONS_INIT \
-	{ FGIT_INDEX_PACK_OPTIONS_VERSION, FGIT_HASH_SHA1, 0, -1, NULL, 0, NULL, NULL, NULL, 1, NULL }
+	{ FGIT_INDEX_PACK_OPTIONS_VERSION, FGIT_HASH_SHA1, 0, -1, NULL, 0, NULL, NULL, NULL, 1, NULL, NULL, NULL }
 
 /* The default thread count: online CPUs, at most 3 (as git's). */
 int fgit_index_pack_default_threads(void);
@@ -166,5 +182,148 @@ int fgit_idx_parse(const unsigned char *data, size_t len, int algo,
 		   void *payload);
 /* Version of an .idx in memory: 1, 2, or FGIT_EINVALID. */
 int fgit_idx_version(const unsigned char *data, size_t len);
+
+/*
+ * What `--strict` adds to index-pack and unpack-objects: every object
+ * checked by fsck's rules, and every object the pack's objects point to
+ * present in the pack or in the repository.
+ *
+ * fgit_pack_checker_object() is thread-safe (call it from object_cb).  An
+ * fsck error returns FGIT_EINVALID with "object <id>: <msgId>: <message>"
+ * set; an fsck warning (what only `fsck --strict` would fail) goes to warn
+ * (may be NULL) in the same words, and the object passes.
+ */
+struct fgit_pack_checker;
+int fgit_pack_checker_new(struct fgit_pack_checker **out, int algo,
+			  void (*warn)(const char *msg, void *payload), void *payload);
+void fgit_pack_checker_free(struct fgit_pack_checker *c);
+int fgit_pack_checker_object(struct fgit_pack_checker *c, const struct fgit_oid *oid,
+			     enum fgit_object_type type, const void *data, size_t size);
+/*
+ * After indexing: 1 and *out set to a linked object found neither among
+ * ix's objects (ix may be NULL) nor in odb (may be NULL); 0 if there is
+ * none; negative on error.
+ */
+int fgit_pack_checker_missing(struct fgit_oid *out, struct fgit_pack_checker *c,
+			      const struct fgit_indexer *ix, struct fgit_odb *odb);
+
+/* ---- writing packs: pack-objects ---------------------------------------- */
+
+/*
+ * A packer collects objects (in recency order, as the object walk lists
+ * them), decides for each how to store it (reusing entries and deltas of
+ * existing packs, searching new deltas in a sliding window over git's
+ * delta-list order on several threads) and writes a pack in git's write
+ * order, then its .idx and .rev.  See lib/pack/objects.c.
+ *
+ * A packer is used by one thread at a time (it uses threads internally).
+ * The odb must outlive it.
+ */
+struct fgit_packer;
+
+struct fgit_pack_objects_options {
+	unsigned int version;		/* FGIT_PACK_OBJECTS_OPTIONS_VERSION */
+	int window;			/* --window (10) */
+	int depth;			/* --depth (50, at most 4095) */
+	uint64_t window_memory;		/* --window-memory; 0: no limit */
+	int nthreads;			/* --threads; 0: online CPUs */
+	int reuse_delta;		/* 0: --no-reuse-delta */
+	int reuse_object;		/* 0: --no-reuse-object */
+	int delta_base_offset;		/* OFS_DELTA (1) or REF_DELTA (0) */
+	int compression;		/* pack.compression; -1: zlib's default (6) */
+	int thin;			/* --thin: deltas against added bases */
+	uint64_t big_file_threshold;	/* no delta search above; 0: none */
+	unsigned int skip;		/* enum fgit_pack_skip_flags */
+	const char *const *keep_packs;	/* --keep-pack=<pack name> (basenames) */
+	size_t nkeep_packs;
+	int progress;			/* meters on progress_fd: 1 counting and
+					 * compressing, 2 also "Delta compression
+					 * using up to N threads" and writing */
+	int progress_fd;
+};
+#define FGIT_PACK_OBJECTS_OPTIONS_VERSION 1
+#define FGIT_PACK_OBJECTS_OPTIONS_INIT \
+	{ FGIT_PACK_OBJECTS_OPTIONS_VERSION, 10, 50, 0, 0, 1, 1, 1, -1, 0, 512u << 20, \
+	  0, NULL, 0, 0, 2 }
+
+/* Objects fgit_packer_add leaves out (git's want_object_in_pack). */
+enum fgit_pack_skip_flags {
+	FGIT_PACK_SKIP_PACKED = 1 << 0,		/* --incremental, --unpacked: in any pack */
+	FGIT_PACK_SKIP_KEPT = 1 << 1,		/* --honor-pack-keep: in a pack with a .keep */
+	FGIT_PACK_SKIP_NONLOCAL = 1 << 2,	/* --local: only in an alternate */
+};
+
+struct fgit_pack_objects_stats {
+	uint32_t written, written_delta, reused, reused_delta;
+	uint32_t delta_candidates;	/* "Compressing objects" total */
+	uint64_t pack_size;
+};
+
+int fgit_packer_new(struct fgit_packer **out, struct fgit_odb *odb,
+		    const struct fgit_pack_objects_options *opts);
+void fgit_packer_free(struct fgit_packer *pk);
+/*
+ * Add an object to pack (an id added again is ignored; so is one that
+ * opts.skip or opts.keep_packs leave out: then 1 is returned).  type may be
+ * FGIT_OBJ_NONE (looked up later); name is its path, for the name hash
+ * that groups delta candidates (NULL for commits and tags).
+ */
+int fgit_packer_add(struct fgit_packer *pk, const struct fgit_oid *oid,
+		    enum fgit_object_type type, const char *name, size_t name_len);
+/* With opts.thin: an object the receiver has, usable as a delta base but
+ * not written (a no-op otherwise). */
+int fgit_packer_add_base(struct fgit_packer *pk, const struct fgit_oid *oid,
+			 enum fgit_object_type type, const char *name, size_t name_len);
+int fgit_packer_contains(const struct fgit_packer *pk, const struct fgit_oid *oid);
+/*
+ * With opts.thin: the entries of these trees (the edges' root trees of a
+ * walk with exclusions) that sit at the path of an object being packed
+ * become delta bases that are not written (git's preferred bases).
+ * Call after every object is added.
+ */
+int fgit_packer_add_base_trees(struct fgit_packer *pk, const struct fgit_oid *trees, size_t n);
+/* An object a tag points to (for git's write order); ignored if absent. */
+void fgit_packer_mark_tagged(struct fgit_packer *pk, const struct fgit_oid *oid);
+struct fgit_objwalk;
+struct fgit_refdb;
+/* Run the walk, adding what it lists ("Enumerating objects" meter). */
+int fgit_packer_add_walk(struct fgit_packer *pk, struct fgit_objwalk *w);
+/* Mark what refs/tags/ point to, and their peeled objects, as tagged. */
+int fgit_packer_mark_tags(struct fgit_packer *pk, struct fgit_refdb *db);
+uint32_t fgit_packer_count(const struct fgit_packer *pk);
+/* Decide reuse and deltas ("Counting objects", "Compressing objects");
+ * done by fgit_packer_write if not called before. */
+int fgit_packer_prepare(struct fgit_packer *pk);
+/* Objects the pack will hold (after prepare). */
+uint32_t fgit_packer_written(const struct fgit_packer *pk);
+/* Write the pack to fd ("Writing objects"); the trailer checksum is then
+ * fgit_packer_hash(). */
+int fgit_packer_write(struct fgit_packer *pk, int fd);
+const unsigned char *fgit_packer_hash(const struct fgit_packer *pk);
+void fgit_packer_stats(struct fgit_pack_objects_stats *out, const struct fgit_packer *pk);
+/* The .idx and .rev of the written pack, appended to out. */
+int fgit_packer_idx(struct fgit_buf *out, const struct fgit_packer *pk,
+		    const struct fgit_idx_options *opts);
+int fgit_packer_rev(struct fgit_buf *out, const struct fgit_packer *pk);
+/*
+ * `pack-objects --all --stdout` from a reachability bitmap: when the
+ * database has a single pack with a .bitmap, every tip of --all (refs
+ * and HEAD, annotated tags peeled; commits the bitmap lacks are walked
+ * back to ones it has) is in the pack, and together they reach the whole
+ * pack, the pack is sent to fd as it is (git's pack-reused; without
+ * ofs_delta, OFS_DELTA entries become REF_DELTA, as git sends them); *count_out gets its object count and the "Enumerating
+ * objects" meter is shown on progress_fd (-1: none).  Returns 1 (nothing
+ * written) when that does not hold, for the caller to walk instead.
+ */
+int fgit_pack_bitmap_send_all(uint32_t *count_out, struct fgit_odb *odb,
+			      struct fgit_refdb *refdb, int fd, int ofs_delta, int progress_fd);
+
+/*
+ * Write <base_name>-<hash>.pack (through a temporary file in the same
+ * directory), then .rev (if write_rev) and .idx, each renamed into place,
+ * as git does; hex_out (FGIT_MAX_HEXSZ + 1 bytes) receives <hash>.
+ */
+int fgit_packer_write_files(char *hex_out, struct fgit_packer *pk, const char *base_name,
+			    int write_rev, const struct fgit_idx_options *idx_opts);
 
 #endif

@@ -21,6 +21,13 @@ int fgit_quote_c_style(struct fgit_buf *out, const char *s, size_t n, int quote_
 int fgit_quote_needed(const char *s, size_t n, int quote_high);
 
 /*
+ * Undo fgit_quote_c_style: in starts with '"'; the unquoted bytes are
+ * appended to out and *end_out points after the closing quote.
+ * FGIT_EINVALID for a bad escape or a missing closing quote (no message).
+ */
+int fgit_unquote_c_style(struct fgit_buf *out, const char *in, const char **end_out);
+
+/*
  * Append `path` (relative to the top of the worktree) as seen from the
  * directory `prefix` ("" or "dir/sub/"): "x", "../y/x", "./" for the
  * prefix itself.  Returns 0 or FGIT_ENOMEM.

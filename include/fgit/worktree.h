@@ -27,6 +27,8 @@ struct fgit_index;
 struct fgit_index_entry;
 struct fgit_ignore;
 struct fgit_pathspec;
+struct fgit_untr;
+struct fgit_untr_dir;
 
 enum fgit_dirwalk_flags {
 	/* Report only ignored untracked paths (ls-files -o -i). */
@@ -35,6 +37,10 @@ enum fgit_dirwalk_flags {
 	FGIT_DIRWALK_DIRECTORY = 1 << 1,
 	/* With DIRECTORY: leave out directories without untracked files. */
 	FGIT_DIRWALK_NO_EMPTY_DIRECTORY = 1 << 2,
+	/* With SHOW_IGNORED: a directory that an ignore pattern matches is
+	 * reported as one entry and not entered; the files of other
+	 * directories one by one (status --ignored=matching). */
+	FGIT_DIRWALK_IGNORED_MATCHING = 1 << 3,
 };
 
 /*
@@ -57,9 +63,20 @@ struct fgit_dirwalk_options {
 	const char *start;
 	fgit_dirwalk_cb cb;
 	void *payload;
+	/*
+	 * The index's untracked cache, already checked by the caller against
+	 * this run (ident, flags, exclude files: see git's
+	 * validate_untracked_cache); NULL: none.  Used only for a whole-tree
+	 * DIRECTORY|NO_EMPTY_DIRECTORY walk without SHOW_IGNORED or pathspec:
+	 * a directory whose stat data and per-directory ignore file still
+	 * match is not read, its cached untracked names are reported instead
+	 * (then in the cache's order, not sorted: sort the results).  Any
+	 * other directory is walked as without a cache.
+	 */
+	const struct fgit_untr *untracked_cache;
 };
 #define FGIT_DIRWALK_OPTIONS_VERSION 1
-#define FGIT_DIRWALK_OPTIONS_INIT { FGIT_DIRWALK_OPTIONS_VERSION, 0, NULL, NULL, NULL, NULL, NULL, NULL }
+#define FGIT_DIRWALK_OPTIONS_INIT { FGIT_DIRWALK_OPTIONS_VERSION, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL }
 
 /*
  * Walk the work tree at `workdir` (absolute or relative filesystem path of
@@ -94,9 +111,18 @@ struct fgit_wt_stat_options {
 	/* Ignore the assume-unchanged bit (git's CE_MATCH_IGNORE_VALID). */
 	int ignore_valid;
 	int algo;		/* FGIT_HASH_SHA1 */
+	/*
+	 * Content checks (racy or smudged entries): hash the file at fspath
+	 * (index path `path`, lstat'ed as st) as git would store it, through
+	 * the to-git conversion (eol, ident, filters).  NULL: the bytes as
+	 * they are.  Called from the threads that compare entries.
+	 */
+	int (*hash_file)(struct fgit_oid *out, const char *fspath, const char *path,
+			 const struct stat *st, void *payload);
+	void *hash_payload;
 };
 #define FGIT_WT_STAT_OPTIONS_VERSION 1
-#define FGIT_WT_STAT_OPTIONS_INIT { FGIT_WT_STAT_OPTIONS_VERSION, 1, 1, 1, 1, 0, 0, 1 }
+#define FGIT_WT_STAT_OPTIONS_INIT { FGIT_WT_STAT_OPTIONS_VERSION, 1, 1, 1, 1, 0, 0, 1, NULL, NULL }
 
 /*
  * Compare entry e of idx with st, the lstat() of its file at `fspath`
@@ -105,13 +131,20 @@ struct fgit_wt_stat_options {
  * only the size-less "smudged" data disagrees, the file is hashed and its
  * id compared with the entry's.  Returns 0 when unchanged, a positive
  * enum fgit_wt_changed mask when changed, negative on a read error.
- * NEEDSWORK: content is hashed without CRLF/filter conversion (no
- * attributes yet); gitlinks are compared by type only.
+ * Content is hashed through opts->hash_file when set (the to-git
+ * conversion), as is otherwise; gitlinks are compared by type only.
  */
 int fgit_worktree_entry_changed(const struct fgit_index *idx,
 				const struct fgit_index_entry *e,
 				const struct stat *st, const char *fspath,
 				const struct fgit_wt_stat_options *opts);
+
+/*
+ * Does `oid` name this ignore file's content as the untracked cache records
+ * it?  git hashes a tracked, clean file's blob, and otherwise the content
+ * with a newline appended (an empty file: the empty blob); either is taken.
+ */
+int fgit_untr_exclude_oid_matches(const struct fgit_oid *oid, const char *buf, size_t len);
 
 /* Only the stat comparison (git's ce_match_stat_basic): a changed mask. */
 int fgit_worktree_stat_differs(const struct fgit_index_entry *e, const struct stat *st,

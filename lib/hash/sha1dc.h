@@ -57,6 +57,29 @@ int fgit_sha1dc_recheck(const uint32_t W[80], const uint32_t ihv_in[5],
 			const uint32_t states[FGIT_SHA1DC_NSTATES][5]);
 
 /*
+ * One recompression: a 64-byte block, its input and output chaining values
+ * and one DV the check flagged it for.
+ */
+struct fgit_sha1dc_job {
+	const unsigned char *block;
+	uint32_t in[5], out[5];
+	unsigned dv;
+};
+
+/*
+ * The chaining output of the other message of the DV pair (the block is
+ * half of a collision iff it equals job->out).  Portable C, one job.
+ */
+void fgit_sha1dc_other_ihv(uint32_t other[5], const struct fgit_sha1dc_job *job);
+
+/*
+ * The same for cnt (1..16) jobs at once, one per AVX-512 lane (x86 with
+ * AVX-512 only; returns -1 elsewhere, 0 on success).
+ */
+int fgit_sha1dc_other_ihv16(uint32_t other[][5], const struct fgit_sha1dc_job *jobs,
+			    unsigned cnt);
+
+/*
  * Detecting block functions: compress nblocks into h, return 1 if any
  * block was detected as part of a collision attack (h is the plain SHA-1
  * chaining value either way).

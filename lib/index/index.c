@@ -630,3 +630,19 @@ int fgit_index_was_split(const struct fgit_index *idx)
 {
 	return idx->was_split;
 }
+
+size_t fgit_index_prefix_end(const struct fgit_index *idx, size_t lo, size_t hi,
+			     const char *prefix, size_t plen)
+{
+	if (hi > idx->nr)
+		hi = idx->nr;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct fgit_index_entry *e = idx->entries[mid];
+		if (e->path_len >= plen && !memcmp(e->path, prefix, plen))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}

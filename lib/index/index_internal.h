@@ -102,16 +102,6 @@ int ewah_each_bit(const struct ewah *e, int (*fn)(size_t pos, void *payload), vo
 /* lib/index/untr.c: would git accept this UNTR payload? */
 int untr_valid(const unsigned char *data, size_t sz, int algo);
 
-/* lib/index/lock.c: the minimal <file>.lock protocol. */
-struct index_lock {
-	char *path;		/* target */
-	char *lock_path;	/* target + ".lock" */
-	int fd;
-};
-int index_lock_acquire(struct index_lock *lk, const char *path);
-int index_lock_commit(struct index_lock *lk);
-void index_lock_rollback(struct index_lock *lk);
-
 /* lib/index/index.c */
 int index_entry_cmp(const char *p1, size_t l1, unsigned s1,
 		    const char *p2, size_t l2, unsigned s2);

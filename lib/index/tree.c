@@ -279,3 +279,42 @@ int fgit_index_cache_tree_remove(struct fgit_index *idx, const char *dir)
 	idx->changed = 1;
 	return 0;
 }
+
+static int ct_foreach(const struct ct_node *n, struct fgit_buf *path,
+		      int (*cb)(const char *dir, int entry_count, const struct fgit_oid *oid,
+				void *payload),
+		      void *payload, int depth)
+{
+	size_t base = path->len, i;
+	int ret;
+
+	if (depth > CT_MAX_DEPTH)
+		return 0;
+	if ((ret = cb(path->ptr, n->entry_count, &n->oid, payload)))
+		return ret;
+	for (i = 0; i < n->nr; i++) {
+		if ((base && fgit_buf_addch(path, '/')) ||
+		    fgit_buf_add(path, n->down[i]->name, n->down[i]->namelen))
+			return fgit_error_set(FGIT_ENOMEM, "out of memory");
+		ret = ct_foreach(n->down[i], path, cb, payload, depth + 1);
+		fgit_buf_setlen(path, base);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int fgit_index_cache_tree_foreach(const struct fgit_index *idx,
+				  int (*cb)(const char *dir, int entry_count,
+					    const struct fgit_oid *oid, void *payload),
+				  void *payload)
+{
+	struct fgit_buf path = FGIT_BUF_INIT;
+	int ret;
+
+	if (!idx->tree)
+		return 0;
+	ret = ct_foreach(idx->tree, &path, cb, payload, 0);
+	fgit_buf_release(&path);
+	return ret;
+}

@@ -9,6 +9,7 @@
  * The file is built in memory and written with one write() to
  * "<index>.lock", then renamed over the index.
  */
+#include <fcntl.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -21,6 +22,7 @@
 #include "fgit/buf.h"
 #include "fgit/common.h"
 #include "fgit/hash.h"
+#include "fgit/lockfile.h"
 #include "index/index_internal.h"
 
 #define THREAD_COST 10000
@@ -577,8 +579,19 @@ out:
 int fgit_index_write(struct fgit_index *idx, const char *path,
 		     const struct fgit_index_write_opts *opts)
 {
+	struct fgit_lockfile *lk = NULL;
+	int ret;
+
+	if ((ret = fgit_lockfile_acquire(&lk, path, 0)) < 0)
+		return ret;
+	return fgit_index_write_locked(idx, lk, opts);
+}
+
+int fgit_index_write_locked(struct fgit_index *idx, struct fgit_lockfile *lk,
+			    const struct fgit_index_write_opts *opts)
+{
 	static const struct fgit_index_write_opts defaults = FGIT_INDEX_WRITE_OPTS_INIT;
-	struct index_lock lk;
+	const char *path = fgit_lockfile_target(lk);
 	unsigned char *data = NULL, sum[FGIT_MAX_RAWSZ];
 	size_t len = 0;
 	struct stat st;
@@ -586,8 +599,22 @@ int fgit_index_write(struct fgit_index *idx, const char *path,
 
 	if (!opts)
 		opts = &defaults;
-	if ((ret = index_lock_acquire(&lk, path)) < 0)
-		return ret;
+	if ((opts->flags & FGIT_INDEX_WRITE_IF_UNCHANGED) && idx->have_file) {
+		/* under the lock: is the file still the one we loaded? */
+		size_t rawsz = fgit_hash_rawsz(idx->algo);
+		unsigned char tail[FGIT_MAX_RAWSZ];
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		off_t end = fd >= 0 ? lseek(fd, 0, SEEK_END) : -1;
+		int same = rawsz <= sizeof(tail) && end >= (off_t)rawsz &&
+			pread(fd, tail, rawsz, end - (off_t)rawsz) == (ssize_t)rawsz &&
+			!memcmp(tail, idx->checksum, rawsz);
+		if (fd >= 0)
+			close(fd);
+		if (!same) {
+			ret = fgit_error_set(FGIT_ELOCKED, "'%s' changed since it was read", path);
+			goto fail;
+		}
+	}
 	if (opts->flags & FGIT_INDEX_WRITE_SPLIT) {
 		struct front fr = { NULL, 0, FGIT_BUF_INIT };
 		size_t nameless = 0;
@@ -652,15 +679,16 @@ int fgit_index_write(struct fgit_index *idx, const char *path,
 	} else if ((ret = fgit_index_serialize(&data, &len, idx, opts)) < 0) {
 		goto fail;
 	}
-	if (write_all(lk.fd, data, len) < 0) {
+	if (write_all(fgit_lockfile_fd(lk), data, len) < 0) {
 		ret = fgit_error_errno(FGIT_ERROR, "unable to write new index file");
 		goto fail;
 	}
-	if (fstat(lk.fd, &st) < 0) {
-		ret = fgit_error_errno(FGIT_ERROR, "could not stat '%s'", lk.lock_path);
+	if (fstat(fgit_lockfile_fd(lk), &st) < 0) {
+		ret = fgit_error_errno(FGIT_ERROR, "could not stat '%s'",
+				       fgit_lockfile_lock_path(lk));
 		goto fail;
 	}
-	if ((ret = index_lock_commit(&lk)) < 0)
+	if ((ret = fgit_lockfile_commit(lk)) < 0)
 		goto out;
 	idx->have_file = 1;
 	idx->changed = 0;
@@ -668,7 +696,7 @@ int fgit_index_write(struct fgit_index *idx, const char *path,
 	idx->mtime_nsec = (uint32_t)st.st_mtim.tv_nsec;
 	goto out;
 fail:
-	index_lock_rollback(&lk);
+	fgit_lockfile_rollback(lk);
 out:
 	free(data);
 	return ret;

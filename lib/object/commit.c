@@ -414,3 +414,49 @@ int fgit_object_check(enum fgit_object_type type, const void *buf, size_t len,
 		return fgit_error_set(FGIT_EINVALID, "invalid object type");
 	}
 }
+
+int fgit_object_foreach_link(enum fgit_object_type type, const void *buf, size_t len,
+			     int algo,
+			     int (*cb)(const struct fgit_oid *oid, enum fgit_object_type type,
+				       void *payload),
+			     void *payload)
+{
+	struct fgit_tree_iter it;
+	struct fgit_tree_entry e;
+	struct fgit_commit c;
+	struct fgit_tag t;
+	struct fgit_oid oid;
+	size_t i;
+	int r;
+
+	switch (type) {
+	case FGIT_OBJ_TREE:
+		fgit_tree_iter_init(&it, buf, len, algo);
+		while ((r = fgit_tree_iter_next(&e, &it)) > 0) {
+			if (e.mode == FGIT_MODE_GITLINK)
+				continue;
+			r = cb(&e.oid, fgit_mode_is_tree(e.mode) ? FGIT_OBJ_TREE : FGIT_OBJ_BLOB,
+			       payload);
+			if (r)
+				return r;
+		}
+		return r;
+	case FGIT_OBJ_COMMIT:
+		if ((r = fgit_commit_parse(&c, buf, len, algo)) < 0)
+			return r;
+		if ((r = cb(&c.tree, FGIT_OBJ_TREE, payload)))
+			return r;
+		for (i = 0; i < c.nparents; i++) {
+			fgit_commit_parent(&oid, &c, i);
+			if ((r = cb(&oid, FGIT_OBJ_COMMIT, payload)))
+				return r;
+		}
+		return 0;
+	case FGIT_OBJ_TAG:
+		if ((r = fgit_tag_parse(&t, buf, len, algo)) < 0)
+			return r;
+		return cb(&t.object, t.type, payload);
+	default:
+		return 0;
+	}
+}

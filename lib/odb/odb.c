@@ -19,6 +19,7 @@
 #include <utime.h>
 #include "fgit/buf.h"
 #include "fgit/hash.h"
+#include "fgit/midx.h"
 #include "odb/odb_internal.h"
 
 #define DEFAULT_CACHE_LIMIT (96u << 20)
@@ -50,6 +51,11 @@ static int scan_packs(struct fgit_odb *odb)
 	if ((r = fgit_buf_addf(&path, "%s/pack/", odb->path)) < 0)
 		return r;
 	base = path.len;
+	/* packs deleted since (a repack -d in this process or another) stay
+	 * mapped, since readers may hold them, but are no longer searched */
+	for (size_t i = 0; i < odb->npacks; i++)
+		if (access(odb->packs[i]->pack_path, F_OK) != 0)
+			odb->packs[i]->gone = 1;
 	dir = opendir(path.ptr);
 	if (!dir) {
 		fgit_buf_release(&path);
@@ -91,6 +97,8 @@ static int scan_packs(struct fgit_odb *odb)
 	 * pack numbers handed out by foreach_located stay stable. */
 	if (added == odb->npacks && odb->npacks > 1)
 		qsort(odb->packs, odb->npacks, sizeof(*odb->packs), pack_mtime_cmp);
+	if (r == 0 && (r = odb_midx_load(odb)) == 0)
+		odb_midx_map_packs(odb);
 	return r;
 }
 
@@ -229,6 +237,10 @@ void fgit_odb_free(struct fgit_odb *odb)
 	for (i = 0; i < odb->npacks; i++)
 		pack_free(odb->packs[i]);
 	free(odb->packs);
+	fgit_midx_free(odb->midx);
+	for (i = 0; i < odb->nold_midx; i++)
+		fgit_midx_free(odb->old_midx[i]);
+	free(odb->old_midx);
 	pthread_rwlock_destroy(&odb->packs_lock);
 	free(odb->path);
 	free(odb);
@@ -264,27 +276,39 @@ size_t fgit_odb_alternates(const struct fgit_odb *odb, const char **out, size_t 
 	return odb->nalts;
 }
 
-int odb_find_packed(struct pack **pack, uint32_t *pos, struct fgit_odb *odb,
+int odb_find_packed(struct pack **pack, uint64_t *off, struct fgit_odb *odb,
 		    const struct fgit_oid *oid)
 {
 	unsigned last = atomic_load_explicit(&odb->last_pack, memory_order_relaxed);
+	struct pack *p = NULL;
+	uint32_t pos;
 	size_t i;
-	int found = 0;
+	int found;
 
 	pthread_rwlock_rdlock(&odb->packs_lock);
-	if (last < odb->npacks && pack_find(odb->packs[last], oid, pos)) {
-		*pack = odb->packs[last];
+	found = odb_midx_lookup(pack, off, odb, oid);
+	if (!found && last < odb->npacks && !odb->packs[last]->in_midx &&
+	    !odb->packs[last]->gone &&
+	    pack_find(odb->packs[last], oid, &pos)) {
+		p = odb->packs[last];
 		found = 1;
 	}
 	for (i = 0; !found && i < odb->npacks; i++) {
-		if (i != last && pack_find(odb->packs[i], oid, pos)) {
-			*pack = odb->packs[i];
+		if (i != last && !odb->packs[i]->in_midx && !odb->packs[i]->gone &&
+		    pack_find(odb->packs[i], oid, &pos)) {
+			p = odb->packs[i];
 			atomic_store_explicit(&odb->last_pack, (unsigned)i,
 					      memory_order_relaxed);
 			found = 1;
 		}
 	}
 	pthread_rwlock_unlock(&odb->packs_lock);
+	if (p) {
+		int r = pack_offset_at(off, p, pos);
+		if (r < 0)
+			return r;
+		*pack = p;
+	}
 	return found;
 }
 
@@ -295,13 +319,12 @@ static int read_local(void **out, size_t *size, enum fgit_object_type *type,
 		      struct fgit_odb *odb, const struct fgit_oid *oid, uint64_t cap)
 {
 	struct pack *p;
-	uint32_t pos;
 	uint64_t off;
 	int r;
 
-	if (odb_find_packed(&p, &pos, odb, oid)) {
-		if ((r = pack_offset_at(&off, p, pos)) < 0)
-			return r;
+	if ((r = odb_find_packed(&p, &off, odb, oid)) < 0)
+		return r;
+	if (r) {
 		r = pack_read(out, size, type, odb, p, off, cap);
 		if (r < 0 && r != FGIT_ENOMEM) {
 			char hex[FGIT_MAX_HEXSZ + 1];
@@ -352,15 +375,13 @@ static int info_local(struct fgit_object_info *out, struct fgit_odb *odb,
 		      const struct fgit_oid *oid, unsigned int flags)
 {
 	struct pack *p;
-	uint32_t pos;
 	uint64_t off;
 	int r;
 
-	if (odb_find_packed(&p, &pos, odb, oid)) {
-		if ((r = pack_offset_at(&off, p, pos)) < 0)
-			return r;
-		return pack_info(out, odb, p, pos, off, flags);
-	}
+	if ((r = odb_find_packed(&p, &off, odb, oid)) < 0)
+		return r;
+	if (r)
+		return pack_info(out, odb, p, off, flags);
 	return odb_loose_info(out, odb, oid, flags);
 }
 
@@ -392,10 +413,10 @@ int fgit_odb_read_info(struct fgit_object_info *out, struct fgit_odb *odb,
 static int exists_local(struct fgit_odb *odb, const struct fgit_oid *oid)
 {
 	struct pack *p;
-	uint32_t pos;
+	uint64_t off;
 	size_t i;
 
-	if (odb_find_packed(&p, &pos, odb, oid) || odb_loose_exists(odb, oid))
+	if (odb_find_packed(&p, &off, odb, oid) > 0 || odb_loose_exists(odb, oid))
 		return 1;
 	for (i = 0; i < odb->nalts; i++)
 		if (exists_local(odb->alts[i], oid))
@@ -419,7 +440,7 @@ int odb_freshen(struct fgit_odb *odb, const struct fgit_oid *oid)
 {
 	char path[4096];
 	struct pack *p;
-	uint32_t pos;
+	uint64_t off;
 	size_t i;
 
 	odb_loose_path(path, sizeof(path), odb, oid);
@@ -427,7 +448,7 @@ int odb_freshen(struct fgit_odb *odb, const struct fgit_oid *oid)
 		utime(path, NULL);
 		return 1;
 	}
-	if (odb_find_packed(&p, &pos, odb, oid)) {
+	if (odb_find_packed(&p, &off, odb, oid) > 0) {
 		utime(p->pack_path, NULL);
 		return 1;
 	}
@@ -437,18 +458,32 @@ int odb_freshen(struct fgit_odb *odb, const struct fgit_oid *oid)
 	return 0;
 }
 
-int fgit_odb_write(struct fgit_oid *out, struct fgit_odb *odb,
-		   enum fgit_object_type type, const void *data, size_t len)
+/* loose_only: a copy in a pack does not count (repack -A). */
+static int write_buf(struct fgit_oid *out, struct fgit_odb *odb, enum fgit_object_type type,
+		     const void *data, size_t len, int loose_only)
 {
 	struct fgit_oid oid;
-	int r;
+	int r, have;
 
 	if ((r = fgit_hash_object(&oid, odb->algo, type, data, len)) < 0)
 		return r;
-	if (!odb_freshen(odb, &oid) && (r = odb_loose_write_buf(odb, &oid, type, data, len)) < 0)
+	have = loose_only ? odb_loose_exists(odb, &oid) : odb_freshen(odb, &oid);
+	if (!have && (r = odb_loose_write_buf(odb, &oid, type, data, len)) < 0)
 		return r;
 	*out = oid;
 	return 0;
+}
+
+int fgit_odb_write(struct fgit_oid *out, struct fgit_odb *odb,
+		   enum fgit_object_type type, const void *data, size_t len)
+{
+	return write_buf(out, odb, type, data, len, 0);
+}
+
+int fgit_odb_write_loose(struct fgit_oid *out, struct fgit_odb *odb,
+			 enum fgit_object_type type, const void *data, size_t len)
+{
+	return write_buf(out, odb, type, data, len, 1);
 }
 
 int fgit_odb_write_fd(struct fgit_oid *out, struct fgit_odb *odb,
@@ -468,7 +503,7 @@ struct loose_walk {
  * Walk loose object files; only_dir >= 0 restricts to one fan-out dir.
  * garbage_cb (optional) receives files that are not objects.
  */
-static int walk_loose(struct fgit_odb *odb, int only_dir,
+int odb_walk_loose(struct fgit_odb *odb, int only_dir,
 		      int (*cb)(const struct fgit_oid *oid, const char *path, void *payload),
 		      void (*garbage_cb)(const char *path, void *payload),
 		      void *payload)
@@ -555,6 +590,8 @@ static int foreach_common(struct fgit_odb *odb, unsigned int flags, struct forea
 			struct pack *p = packs[i];
 			struct fgit_oid oid;
 			uint32_t k, start = 0, end = p->nr;
+			if (p->gone)
+				continue;
 			if (c->prefix) {
 				start = pack_lower_bound(p, c->prefix);
 				for (k = start; k < p->nr; k++) {
@@ -599,7 +636,7 @@ static int foreach_common(struct fgit_odb *odb, unsigned int flags, struct forea
 		int only = -1;
 		if (c->prefix && c->hexlen >= 2)
 			only = c->prefix->hash[0];
-		r = walk_loose(odb, only, loose_cb, NULL, c);
+		r = odb_walk_loose(odb, only, loose_cb, NULL, c);
 	}
 	if (!(flags & FGIT_FOREACH_LOCAL_ONLY))
 		for (i = 0; !r && i < odb->nalts; i++)
@@ -728,7 +765,7 @@ static void abbrev_walk(struct fgit_odb *odb, struct abbrev_ctx *c)
 		}
 	}
 	pthread_rwlock_unlock(&odb->packs_lock);
-	walk_loose(odb, c->oid->hash[0], abbrev_loose_cb, NULL, c);
+	odb_walk_loose(odb, c->oid->hash[0], abbrev_loose_cb, NULL, c);
 	for (i = 0; i < odb->nalts; i++)
 		abbrev_walk(odb->alts[i], c);
 }
@@ -756,15 +793,15 @@ static uint64_t disk_bytes(const struct stat *st)
 	return (uint64_t)st->st_blocks * 512;
 }
 
-static int find_packed_any(struct fgit_odb *odb, const struct fgit_oid *oid)
+int odb_packed_anywhere(struct fgit_odb *odb, const struct fgit_oid *oid)
 {
 	struct pack *p;
-	uint32_t pos;
+	uint64_t off;
 	size_t i;
-	if (odb_find_packed(&p, &pos, odb, oid))
+	if (odb_find_packed(&p, &off, odb, oid) > 0)
 		return 1;
 	for (i = 0; i < odb->nalts; i++)
-		if (find_packed_any(odb->alts[i], oid))
+		if (odb_packed_anywhere(odb->alts[i], oid))
 			return 1;
 	return 0;
 }
@@ -778,7 +815,7 @@ static int count_loose_cb(const struct fgit_oid *oid, const char *path, void *pa
 		return 0;
 	c->counts->loose_count++;
 	c->counts->loose_size += disk_bytes(&st);
-	if (find_packed_any(c->odb, oid))
+	if (odb_packed_anywhere(c->odb, oid))
 		c->counts->prune_packable++;
 	return 0;
 }
@@ -891,7 +928,7 @@ int fgit_odb_count(struct fgit_odb_counts *out, struct fgit_odb *odb,
 	}
 	pthread_rwlock_unlock(&odb->packs_lock);
 	/* git's order: loose garbage, then each pack directory's */
-	r = walk_loose(odb, -1, count_loose_cb, loose_garbage_cb, &c);
+	r = odb_walk_loose(odb, -1, count_loose_cb, loose_garbage_cb, &c);
 	count_pack_garbage(&c, odb);
 	for (i = 0; i < odb->nalts; i++)
 		count_pack_garbage(&c, odb->alts[i]);

@@ -46,6 +46,25 @@ struct pack {
 	_Atomic uint64_t *_Atomic type_memo;
 	size_t type_memo_mask;
 	uint64_t mtime;
+	int in_midx;			/* covered by the odb's multi-pack-index */
+	int gone;			/* deleted since (seen by a refresh): not searched */
+};
+
+/* An open multi-pack-index (include/fgit/midx.h); validated at open. */
+struct fgit_midx {
+	char *path;
+	const unsigned char *map;
+	size_t size;
+	int algo;
+	size_t rawsz;
+	uint64_t ino, mtime_ns;		/* to notice a rewrite on refresh */
+	uint32_t npacks, nr;
+	const unsigned char *pnam;
+	uint64_t pnam_size;
+	const char **names;		/* into pnam */
+	const unsigned char *fanout, *oids, *ooff, *loff, *ridx;
+	uint64_t nloff;
+	struct pack **packs;		/* by pack-int-id; NULL: not in the odb */
 };
 
 struct odb_cache;
@@ -55,7 +74,6 @@ struct fgit_odb {
 	struct fgit_odb_options opts;
 	int algo;
 	int depth;			/* alternate nesting level */
-	int cache_every;		/* pack_read caches every Nth chain level */
 	pthread_rwlock_t packs_lock;
 	struct pack **packs;
 	size_t npacks, packs_alloc;
@@ -63,6 +81,10 @@ struct fgit_odb {
 	struct fgit_odb **alts;
 	size_t nalts;
 	struct odb_cache *cache;
+	struct fgit_midx *midx;		/* objects/pack/multi-pack-index, or NULL */
+	struct fgit_midx **old_midx;	/* replaced ones, freed with the handle */
+	size_t nold_midx;
+	int cache_every;		/* pack_read caches every Nth chain level */
 };
 
 /* ---- zlib helpers (thread-local inflaters) ---- */
@@ -97,6 +119,16 @@ int odb_freshen(struct fgit_odb *odb, const struct fgit_oid *oid);
 int odb_parse_loose_header(const unsigned char *p, size_t n,
 			   enum fgit_object_type *type, uint64_t *size);
 
+/*
+ * Walk loose object files in fan-out order (readdir order inside each);
+ * only_dir >= 0 restricts to one fan-out directory.  garbage_cb (optional)
+ * receives files that are not objects.  Stops when cb returns non-zero.
+ */
+int odb_walk_loose(struct fgit_odb *odb, int only_dir,
+		   int (*cb)(const struct fgit_oid *oid, const char *path, void *payload),
+		   void (*garbage_cb)(const char *path, void *payload),
+		   void *payload);
+
 /* ---- packs (pack.c) ---- */
 int pack_open_idx(struct pack **out, const char *idx_path, int algo);
 void pack_free(struct pack *p);
@@ -110,15 +142,31 @@ int pack_ensure_rev(struct pack *p);
 int pack_read(void **out, size_t *size, enum fgit_object_type *type,
 	      struct fgit_odb *odb, struct pack *p, uint64_t off, uint64_t cap);
 int pack_info(struct fgit_object_info *out, struct fgit_odb *odb,
-	      struct pack *p, uint32_t pos, uint64_t off, unsigned int flags);
+	      struct pack *p, uint64_t off, unsigned int flags);
 /* Entry header at off: type (possibly a delta type), size, zlib data. */
 int pack_entry_raw(struct pack *p, uint64_t off, enum fgit_object_type *type,
 		   uint64_t *size, const unsigned char **zdata, size_t *zavail);
 /* First position >= prefix (for prefix scans). */
 uint32_t pack_lower_bound(const struct pack *p, const struct fgit_oid *oid);
 
-/* Lookup of an id in this odb's packs (not alternates). */
-int odb_find_packed(struct pack **pack, uint32_t *pos, struct fgit_odb *odb,
+/*
+ * Lookup of an id in this odb's packs (not alternates): through the
+ * multi-pack-index first, then the packs it does not cover, as git.
+ * 1 with *pack and *off set, 0 if absent, negative on a corrupt index.
+ */
+int odb_find_packed(struct pack **pack, uint64_t *off, struct fgit_odb *odb,
+		    const struct fgit_oid *oid);
+
+/* 1 if a pack of odb or of one of its alternates holds oid. */
+int odb_packed_anywhere(struct fgit_odb *odb, const struct fgit_oid *oid);
+
+/* ---- multi-pack-index (midx.c); called with packs_lock held ---- */
+/* (Re)load objects/pack/multi-pack-index if it changed; a bad one is ignored. */
+int odb_midx_load(struct fgit_odb *odb);
+/* Point the midx's pack slots at the odb's packs and mark them in_midx. */
+void odb_midx_map_packs(struct fgit_odb *odb);
+/* 1 with *pack, *off if the midx has oid in a pack this odb has open. */
+int odb_midx_lookup(struct pack **pack, uint64_t *off, struct fgit_odb *odb,
 		    const struct fgit_oid *oid);
 
 /* ---- delta-base cache (cache.c) ---- */

@@ -544,11 +544,12 @@ int pack_read(void **out, size_t *size_out, enum fgit_object_type *type_out,
 			off = e.base_off;
 		} else {
 			struct pack *q;
-			uint32_t pos;
-			if (odb_find_packed(&q, &pos, odb, &e.base_oid)) {
+			uint64_t qoff;
+			if ((r = odb_find_packed(&q, &qoff, odb, &e.base_oid)) < 0)
+				goto out;
+			if (r) {
 				p = q;
-				if ((r = pack_offset_at(&off, p, pos)) < 0)
-					goto out;
+				off = qoff;
 			} else {
 				void *b;
 				size_t bs;
@@ -770,7 +771,7 @@ static void memo_put(struct pack *p, uint64_t off, enum fgit_object_type t)
 }
 
 int pack_info(struct fgit_object_info *out, struct fgit_odb *odb,
-	      struct pack *p, uint32_t pos, uint64_t off, unsigned int flags)
+	      struct pack *p, uint64_t off, unsigned int flags)
 {
 	struct fgit_object_info info;
 	struct entry e;
@@ -843,11 +844,9 @@ int pack_info(struct fgit_object_info *out, struct fgit_odb *odb,
 		if (e.type == FGIT_OBJ_OFS_DELTA) {
 			qoff = e.base_off;
 		} else {
-			uint32_t bpos;
-			if (odb_find_packed(&q, &bpos, odb, &e.base_oid)) {
-				if ((r = pack_offset_at(&qoff, q, bpos)) < 0)
-					return r;
-			} else {
+			if ((r = odb_find_packed(&q, &qoff, odb, &e.base_oid)) < 0)
+				return r;
+			if (!r) {
 				struct fgit_object_info bi;
 				if ((r = fgit_odb_read_info(&bi, odb, &e.base_oid,
 							    FGIT_INFO_TYPE)) < 0)
@@ -885,4 +884,110 @@ int pack_entry_raw(struct pack *p, uint64_t off, enum fgit_object_type *type,
 	*zdata = p->data + e.data_off;
 	*zavail = (size_t)(p->data_size - e.data_off);
 	return 0;
+}
+
+/* ---- raw entries for pack writers (fgit_odb_packed_entry) ---- */
+
+static int packed_entry_at(struct fgit_packed_entry *out, struct pack *p, uint32_t pos,
+			   unsigned int pack_no)
+{
+	struct entry e;
+	uint64_t off, end;
+	int64_t r;
+	int ret;
+
+	if ((ret = pack_ensure_open(p)) < 0 || (ret = pack_ensure_rev(p)) < 0 ||
+	    (ret = pack_offset_at(&off, p, pos)) < 0 || (ret = parse_entry(&e, p, off)) < 0)
+		return ret;
+	r = rev_find(p, off);
+	if (r < 0)
+		return bad_entry(p, off, "offset not in index");
+	if ((uint32_t)r + 1 < p->nr) {
+		if ((ret = pack_offset_at(&end, p, p->rev[r + 1])) < 0)
+			return ret;
+	} else {
+		end = p->data_size;	/* data_size stops at the trailer */
+	}
+	if (end <= off || end > p->data_size)
+		return bad_entry(p, off, "bad entry length");
+	memset(out, 0, sizeof(*out));
+	out->pack = pack_no;
+	out->pack_path = p->pack_path;
+	out->pack_mtime = p->mtime;
+	out->offset = off;
+	out->length = end - off;
+	out->stored_type = e.type;
+	out->size = e.size;
+	out->hdr_len = (size_t)(e.data_off - off);
+	out->data = p->data + off;
+	if (p->idx_version == 2) {
+		out->crc32 = be32(p->names + (size_t)p->nr * p->rawsz + (size_t)pos * 4);
+		out->has_crc = 1;
+	}
+	if (e.type == FGIT_OBJ_OFS_DELTA) {
+		int64_t b = rev_find(p, e.base_off);
+		out->base_offset = e.base_off;
+		if (b < 0)
+			return bad_entry(p, off, "delta base offset not in index");
+		pack_name_at(&out->base, p, p->rev[b]);
+	} else if (e.type == FGIT_OBJ_REF_DELTA) {
+		out->base = e.base_oid;
+	}
+	return 0;
+}
+
+int fgit_odb_packed_entry(struct fgit_packed_entry *out, struct fgit_odb *odb,
+			  const struct fgit_oid *oid)
+{
+	struct pack *p;
+	uint64_t off;
+	uint32_t pos;
+	int64_t ri;
+	size_t i;
+	int r;
+
+	if ((r = odb_find_packed(&p, &off, odb, oid)) <= 0)
+		return r < 0 ? r : FGIT_ENOTFOUND;
+	/* the position in the pack's .idx (for its CRC): through the reverse
+	 * index, as a midx lookup gives the offset only */
+	if ((r = pack_ensure_rev(p)) < 0)
+		return r;
+	if ((ri = rev_find(p, off)) < 0)
+		return bad_entry(p, off, "offset not in index");
+	pos = p->rev[ri];
+	pthread_rwlock_rdlock(&odb->packs_lock);
+	for (i = 0; i < odb->npacks && odb->packs[i] != p; i++)
+		;
+	pthread_rwlock_unlock(&odb->packs_lock);
+	return packed_entry_at(out, p, pos, (unsigned int)i);
+}
+
+size_t fgit_odb_pack_count(struct fgit_odb *odb)
+{
+	size_t n;
+	pthread_rwlock_rdlock(&odb->packs_lock);
+	n = odb->npacks;
+	pthread_rwlock_unlock(&odb->packs_lock);
+	return n;
+}
+
+const char *fgit_odb_pack_path(struct fgit_odb *odb, size_t i)
+{
+	const char *s = NULL;
+	pthread_rwlock_rdlock(&odb->packs_lock);
+	if (i < odb->npacks)
+		s = odb->packs[i]->pack_path;
+	pthread_rwlock_unlock(&odb->packs_lock);
+	return s;
+}
+
+int fgit_odb_pack_has(struct fgit_odb *odb, size_t i, const struct fgit_oid *oid)
+{
+	uint32_t pos;
+	int r = 0;
+	pthread_rwlock_rdlock(&odb->packs_lock);
+	if (i < odb->npacks)
+		r = pack_find(odb->packs[i], oid, &pos);
+	pthread_rwlock_unlock(&odb->packs_lock);
+	return r;
 }

@@ -103,18 +103,18 @@ int fgit_odb_stream_open(struct fgit_odb_stream **out, enum fgit_object_type *ty
 	enum fgit_object_type type;
 	uint64_t size;
 	struct pack *p;
-	uint32_t pos;
+	uint64_t off;
 	int r;
 
 	if (!s)
 		return fgit_error_set(FGIT_ENOMEM, "out of memory");
 	s->fd = -1;
-	if (odb_find_packed(&p, &pos, odb, oid)) {
+	if ((r = odb_find_packed(&p, &off, odb, oid)) < 0)
+		goto fail;
+	if (r) {
 		const unsigned char *z;
 		size_t zavail;
-		uint64_t off;
-		if ((r = pack_offset_at(&off, p, pos)) < 0 ||
-		    (r = pack_entry_raw(p, off, &type, &size, &z, &zavail)) < 0)
+		if ((r = pack_entry_raw(p, off, &type, &size, &z, &zavail)) < 0)
 			goto fail;
 		if (type >= FGIT_OBJ_COMMIT && type <= FGIT_OBJ_TAG) {
 			if (inflateInit(&s->zs) != Z_OK) {

@@ -22,6 +22,7 @@
 #include "fgit/common.h"
 #include "fgit/hash.h"
 #include "fgit/pack.h"
+#include "pack/pack_internal.h"
 
 const unsigned char *fgit__indexer_oid(const struct fgit_indexer *ix, uint32_t i);
 
@@ -39,7 +40,7 @@ static uint32_t get32(const unsigned char *p)
 }
 
 struct sort_ctx {
-	const struct fgit_indexer *ix;
+	const struct idx_src *ix;
 	size_t rawsz;
 };
 
@@ -47,16 +48,16 @@ static int cmp_pos(const void *a, const void *b, void *arg)
 {
 	const struct sort_ctx *s = arg;
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	int c = memcmp(fgit__indexer_oid(s->ix, x), fgit__indexer_oid(s->ix, y), s->rawsz);
+	int c = memcmp(s->ix->oid(s->ix->ctx, x), s->ix->oid(s->ix->ctx, y), s->rawsz);
 	if (c)
 		return c;
 	return x < y ? -1 : x > y;	/* entries are in offset order */
 }
 
 /* Entry numbers sorted by (name, offset); caller frees. */
-static uint32_t *sorted_entries(const struct fgit_indexer *ix)
+static uint32_t *sorted_entries(const struct idx_src *ix)
 {
-	uint32_t nr = fgit_indexer_count(ix), i;
+	uint32_t nr = ix->nr, i;
 	struct sort_ctx s = { ix, 0 };
 	uint32_t *out, *count;
 	size_t b;
@@ -70,13 +71,13 @@ static uint32_t *sorted_entries(const struct fgit_indexer *ix)
 		return NULL;
 	}
 	for (i = 0; i < nr; i++) {
-		const unsigned char *o = fgit__indexer_oid(ix, i);
+		const unsigned char *o = ix->oid(ix->ctx, i);
 		count[((unsigned)o[0] << 8 | o[1]) + 1]++;
 	}
 	for (b = 1; b <= 65536; b++)
 		count[b] += count[b - 1];
 	for (i = 0; i < nr; i++) {
-		const unsigned char *o = fgit__indexer_oid(ix, i);
+		const unsigned char *o = ix->oid(ix->ctx, i);
 		out[count[(unsigned)o[0] << 8 | o[1]]++] = i;
 	}
 	/* count[b] is now the end of bucket b */
@@ -106,18 +107,17 @@ static int need_large(uint64_t off, const struct fgit_idx_options *o)
 	return 0;
 }
 
-int fgit_indexer_idx(struct fgit_buf *out, const struct fgit_indexer *ix,
+static int idx_write(struct fgit_buf *out, const struct idx_src *ix,
 		     const struct fgit_idx_options *opts, int strict)
 {
 	struct fgit_idx_options defaults = FGIT_IDX_OPTIONS_INIT;
-	uint32_t nr = fgit_indexer_count(ix), i, *order, nlarge = 0;
+	uint32_t nr = ix->nr, i, *order, nlarge = 0;
 	uint32_t fanout[256];
 	size_t rawsz = fgit_hash_rawsz(FGIT_HASH_SHA1), start = out->len, sz;
 	unsigned char *p, *o64;
 	uint64_t last_off = 0;
 	unsigned int version;
 	struct fgit_hash_ctx c;
-	struct fgit_pack_entry_info info;
 
 	if (!opts)
 		opts = &defaults;
@@ -126,25 +126,25 @@ int fgit_indexer_idx(struct fgit_buf *out, const struct fgit_indexer *ix,
 		return fgit_error_set(FGIT_ENOMEM, "out of memory");
 	memset(fanout, 0, sizeof(fanout));
 	for (i = 0; i < nr; i++) {
-		const unsigned char *o = fgit__indexer_oid(ix, i);
-		fgit_indexer_entry(&info, ix, i);
-		if (info.offset > last_off)
-			last_off = info.offset;
+		const unsigned char *o = ix->oid(ix->ctx, i);
+		uint64_t off = ix->offset(ix->ctx, i);
+		if (off > last_off)
+			last_off = off;
 		fanout[o[0]]++;
-		if (need_large(info.offset, opts))
+		if (need_large(off, opts))
 			nlarge++;
 	}
 	for (i = 1; i < 256; i++)
 		fanout[i] += fanout[i - 1];
 	for (i = 1; strict && i < nr; i++)
-		if (!memcmp(fgit__indexer_oid(ix, order[i - 1]), fgit__indexer_oid(ix, order[i]),
-			    rawsz)) {
+		if (!memcmp(ix->oid(ix->ctx, order[i - 1]), ix->oid(ix->ctx, order[i]), rawsz)) {
 			char hex[FGIT_MAX_HEXSZ + 1];
-			fgit_indexer_entry(&info, ix, order[i]);
+			struct fgit_oid dup;
+			fgit_oid_from_raw(&dup, ix->oid(ix->ctx, order[i]), FGIT_HASH_SHA1);
 			free(order);
 			return fgit_error_set(FGIT_EINVALID,
 					      "The same object %s appears twice in the pack",
-					      fgit_oid_to_hex(hex, &info.oid));
+					      fgit_oid_to_hex(hex, &dup));
 		}
 	version = need_large(last_off, opts) ? 2 : opts->idx_version;
 
@@ -168,9 +168,8 @@ int fgit_indexer_idx(struct fgit_buf *out, const struct fgit_indexer *ix,
 	p += 1024;
 	if (version == 1) {
 		for (i = 0; i < nr; i++) {
-			fgit_indexer_entry(&info, ix, order[i]);
-			put32(p, (uint32_t)info.offset);
-			memcpy(p + 4, info.oid.hash, rawsz);
+			put32(p, (uint32_t)ix->offset(ix->ctx, order[i]));
+			memcpy(p + 4, ix->oid(ix->ctx, order[i]), rawsz);
 			p += 4 + rawsz;
 		}
 	} else {
@@ -178,22 +177,22 @@ int fgit_indexer_idx(struct fgit_buf *out, const struct fgit_indexer *ix,
 		o64 = o32 + (size_t)nr * 4;
 		nlarge = 0;
 		for (i = 0; i < nr; i++) {
-			fgit_indexer_entry(&info, ix, order[i]);
-			memcpy(p + (size_t)i * rawsz, info.oid.hash, rawsz);
-			put32(crcs + 4 * (size_t)i, info.crc32);
-			if (need_large(info.offset, opts)) {
+			uint64_t off = ix->offset(ix->ctx, order[i]);
+			memcpy(p + (size_t)i * rawsz, ix->oid(ix->ctx, order[i]), rawsz);
+			put32(crcs + 4 * (size_t)i, ix->crc(ix->ctx, order[i]));
+			if (need_large(off, opts)) {
 				put32(o32 + 4 * (size_t)i, 0x80000000u | nlarge);
-				put32(o64, (uint32_t)(info.offset >> 32));
-				put32(o64 + 4, (uint32_t)info.offset);
+				put32(o64, (uint32_t)(off >> 32));
+				put32(o64 + 4, (uint32_t)off);
 				o64 += 8;
 				nlarge++;
 			} else {
-				put32(o32 + 4 * (size_t)i, (uint32_t)info.offset);
+				put32(o32 + 4 * (size_t)i, (uint32_t)off);
 			}
 		}
 		p = o64;
 	}
-	memcpy(p, fgit_indexer_pack_hash(ix), rawsz);
+	memcpy(p, ix->pack_hash, rawsz);
 	p += rawsz;
 	fgit_checksum_init(&c, FGIT_HASH_SHA1);
 	fgit_checksum_update(&c, out->ptr + start, (size_t)(p - (unsigned char *)out->ptr - start));
@@ -204,9 +203,9 @@ int fgit_indexer_idx(struct fgit_buf *out, const struct fgit_indexer *ix,
 	return 0;
 }
 
-int fgit_indexer_rev(struct fgit_buf *out, const struct fgit_indexer *ix)
+static int rev_write(struct fgit_buf *out, const struct idx_src *ix)
 {
-	uint32_t nr = fgit_indexer_count(ix), i, *order, *pos;
+	uint32_t nr = ix->nr, i, *order, *pos;
 	size_t rawsz = fgit_hash_rawsz(FGIT_HASH_SHA1), start = out->len;
 	unsigned char *p;
 	struct fgit_hash_ctx c;
@@ -228,7 +227,7 @@ int fgit_indexer_rev(struct fgit_buf *out, const struct fgit_indexer *ix)
 	/* entries are in pack order already */
 	for (i = 0; i < nr; i++, p += 4)
 		put32(p, pos[i]);
-	memcpy(p, fgit_indexer_pack_hash(ix), rawsz);
+	memcpy(p, ix->pack_hash, rawsz);
 	p += rawsz;
 	fgit_checksum_init(&c, FGIT_HASH_SHA1);
 	fgit_checksum_update(&c, out->ptr + start, (size_t)(p - (unsigned char *)out->ptr - start));
@@ -238,6 +237,61 @@ int fgit_indexer_rev(struct fgit_buf *out, const struct fgit_indexer *ix)
 	free(order);
 	free(pos);
 	return 0;
+}
+
+static const unsigned char *ixr_oid(const void *ctx, uint32_t i)
+{
+	return fgit__indexer_oid(ctx, i);
+}
+
+static uint64_t ixr_offset(const void *ctx, uint32_t i)
+{
+	struct fgit_pack_entry_info info;
+	fgit_indexer_entry(&info, ctx, i);
+	return info.offset;
+}
+
+static uint32_t ixr_crc(const void *ctx, uint32_t i)
+{
+	struct fgit_pack_entry_info info;
+	fgit_indexer_entry(&info, ctx, i);
+	return info.crc32;
+}
+
+static void indexer_src(struct idx_src *s, const struct fgit_indexer *ix)
+{
+	s->nr = fgit_indexer_count(ix);
+	s->pack_hash = fgit_indexer_pack_hash(ix);
+	s->oid = ixr_oid;
+	s->offset = ixr_offset;
+	s->crc = ixr_crc;
+	s->ctx = ix;
+}
+
+int fgit_indexer_idx(struct fgit_buf *out, const struct fgit_indexer *ix,
+		     const struct fgit_idx_options *opts, int strict)
+{
+	struct idx_src s;
+	indexer_src(&s, ix);
+	return idx_write(out, &s, opts, strict);
+}
+
+int fgit_indexer_rev(struct fgit_buf *out, const struct fgit_indexer *ix)
+{
+	struct idx_src s;
+	indexer_src(&s, ix);
+	return rev_write(out, &s);
+}
+
+int pack_idx_write(struct fgit_buf *out, const struct idx_src *src,
+		   const struct fgit_idx_options *opts)
+{
+	return idx_write(out, src, opts, 1);
+}
+
+int pack_rev_write(struct fgit_buf *out, const struct idx_src *src)
+{
+	return rev_write(out, src);
 }
 
 int fgit_pack_write_file(const char *path, const void *data, size_t len, unsigned int mode)

@@ -767,7 +767,21 @@ struct pass2 {
 	int err_code;
 	char err_msg[512];
 	char err_warn[512];	/* git's "error:" line before the fatal one */
+	const struct fgit_index_pack_options *opts;
+	uint32_t nr_pack;	/* entries from the stream (not --fix-thin's) */
 };
+
+/* The caller's object_cb, if any, for entry i whose content is data. */
+static int deliver(struct pass2 *p, uint32_t i, enum fgit_object_type type,
+		   const void *data, size_t size)
+{
+	struct fgit_oid oid;
+
+	if (!p->opts->object_cb)
+		return 0;
+	fgit_oid_from_raw(&oid, OID(p->ix, i), p->ix->algo);
+	return p->opts->object_cb(&oid, type, data, size, p->opts->object_payload);
+}
 
 static int keep_error(struct pass2 *p, struct worker *w, int code)
 {
@@ -919,6 +933,8 @@ static int resolve_tree(struct pass2 *p, struct worker *w)
 		ret = name_object(OID(ix, ci), ix->algo, c->real_type, result, rsize);
 		if (!ret)
 			ret = check_collision(ix, OID(ix, ci), c->real_type, result, rsize);
+		if (!ret && ci < p->nr_pack)
+			ret = deliver(p, ci, c->real_type, result, rsize);
 		if (ret) {
 			free(result);
 			return ret;
@@ -963,12 +979,11 @@ static int pass2_chunk(size_t begin, size_t end, int worker, void *payload)
 		if (p->err_code)
 			return p->err_code;
 		ofs_range(p, e->offset, &olo, &ohi);
-		if (e->named) {
-			if (p->nr_ref)
-				ref_range(p, OID(ix, i), &rlo, &rhi);
-			if (olo == ohi && rlo == rhi)
-				continue;
-		}
+		if (e->named && p->nr_ref)
+			ref_range(p, OID(ix, i), &rlo, &rhi);
+		/* a leaf pass 1 named already: nothing to do unless delivered */
+		if (e->named && olo == ohi && rlo == rhi && !p->opts->object_cb)
+			continue;
 		ret = load_entry(&data, p, w, i);
 		if (ret)
 			return keep_error(p, w, ret);
@@ -982,6 +997,11 @@ static int pass2_chunk(size_t begin, size_t end, int worker, void *payload)
 			}
 			if (p->nr_ref)
 				ref_range(p, OID(ix, i), &rlo, &rhi);
+		}
+		ret = deliver(p, i, e->type, data, (size_t)e->size);
+		if (ret) {
+			free(data);
+			return keep_error(p, w, ret);
 		}
 		if (olo == ohi && rlo == rhi) {
 			free(data);
@@ -1209,6 +1229,8 @@ static int run_pass2(struct pass1 *p1, int fd, const struct fgit_index_pack_opti
 
 	memset(&p, 0, sizeof(p));
 	p.ix = ix;
+	p.opts = opts;
+	p.nr_pack = ix->nr;
 	p.fd = fd;
 	p.nondelta = p1->nondelta;
 	p.ofs = p1->ofs;
@@ -1234,7 +1256,7 @@ static int run_pass2(struct pass1 *p1, int fd, const struct fgit_index_pack_opti
 			goto out;
 		}
 	}
-	if (nr_deltas && opts->progress_fd >= 0)
+	if (nr_deltas && opts->progress_fd >= 0 && !(opts->flags & FGIT_INDEX_PACK_ONE_METER))
 		p.prog = fgit_progress_new("Resolving deltas", nr_deltas, opts->progress_fd, 0);
 
 	/* Chunks of a few bases: a base's delta tree is one unit of work, so
@@ -1311,7 +1333,8 @@ int fgit_indexer_run(struct fgit_indexer **out, int in_fd, int copy_fd,
 	p.ix = ix;
 	p.r.fd = in_fd;
 	p.r.copy_fd = copy_fd;
-	p.r.is_file = !fstat(in_fd, &st) && S_ISREG(st.st_mode);
+	p.r.is_file = !(opts->flags & FGIT_INDEX_PACK_STREAM) &&
+		      !fstat(in_fd, &st) && S_ISREG(st.st_mode);
 	p.r.show_bytes = !!(opts->flags & FGIT_INDEX_PACK_RECEIVING);
 	p.r.opts = opts;
 	p.name_inline = nthreads == 1;

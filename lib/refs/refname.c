@@ -48,3 +48,27 @@ int fgit_refname_check(const char *name, unsigned int flags)
 		return FGIT_EINVALID;
 	return 0;
 }
+
+/* git's refname_is_safe(), what deletion requires of a name. */
+int fgit_refname_is_safe(const char *name)
+{
+	const char *p;
+
+	if (!strncmp(name, "refs/", 5)) {
+		const char *rest = name + 5;
+		if (!*rest || rest[strlen(rest) - 1] == '/')
+			return 0;
+		for (p = rest; *p;) {
+			const char *e = strchr(p, '/');
+			size_t n = e ? (size_t)(e - p) : strlen(p);
+			if (!n || (n == 1 && p[0] == '.') || (n == 2 && !strncmp(p, "..", 2)))
+				return 0;
+			p += n + (e ? 1 : 0);
+		}
+		return 1;
+	}
+	for (p = name; *p; p++)
+		if (!(*p >= 'A' && *p <= 'Z') && *p != '_')
+			return 0;
+	return *name != 0;
+}

@@ -21,41 +21,7 @@
 #include "fgit/buf.h"
 #include "fgit/common.h"
 #include "fgit/refs.h"
-
-#define MAX_SYMREF_DEPTH 5
-
-/*
- * One packed ref: pointers into the snapshot's copy of the file.  Ids are
- * converted from hex only when used: a lookup in a 20,000-ref file should
- * not pay for 40,000 conversions (measured: rev-parse HEAD with 20,000
- * packed tags: 4.7 ms of CPU before, 2.8-4.5 ms after, git 1.0-1.6 ms;
- * preliminary, noisy machine).  NEEDSWORK: a binary search over the
- * sorted file as git does would avoid reading it all.
- */
-struct packed_ref {
-	const char *name;
-	const char *hex;
-	const char *peeled_hex;		/* NULL: no "^" line */
-	int has_peeled;
-};
-
-struct packed_snapshot {
-	int refcount;
-	struct packed_ref *refs;
-	size_t nr;
-	char *mem;		/* the file, names point into it */
-	struct stat st;
-	int missing;
-};
-
-struct fgit_refdb {
-	char *git_dir;
-	char *common_dir;
-	char *packed_path;
-	int algo;
-	pthread_mutex_t lock;
-	struct packed_snapshot *packed;
-};
+#include "refs_internal.h"
 
 static char *path_join(const char *a, const char *b)
 {
@@ -76,6 +42,9 @@ int fgit_refdb_open(struct fgit_refdb **out, const char *git_dir,
 	db->common_dir = strdup(common_dir ? common_dir : git_dir);
 	db->packed_path = db->common_dir ? path_join(db->common_dir, "packed-refs") : NULL;
 	db->algo = algo ? algo : FGIT_HASH_SHA1;
+	db->log_refs = FGIT_LOG_REFS_NORMAL;
+	db->ref_lock_timeout_ms = 100;
+	db->packed_lock_timeout_ms = 1000;
 	pthread_mutex_init(&db->lock, NULL);
 	if (!db->git_dir || !db->common_dir || !db->packed_path) {
 		fgit_refdb_free(db);
@@ -144,8 +113,17 @@ static int parse_packed(struct packed_snapshot *s, const char *path, size_t size
 		lineno++;
 		if (len && line[len - 1] == '\r')
 			line[--len] = '\0';
-		if (lineno == 1 && !strncmp(line, "# pack-refs with:", 17))
+		if (lineno == 1 && !strncmp(line, "# pack-refs with:", 17)) {
+			/* traits are space-separated words after the colon */
+			struct fgit_buf t = FGIT_BUF_INIT;
+			fgit_buf_addf(&t, " %s ", line + 17);
+			if (strstr(t.ptr, " fully-peeled "))
+				s->peeled_trait = PEELED_FULLY;
+			else if (strstr(t.ptr, " peeled "))
+				s->peeled_trait = PEELED_TAGS;
+			fgit_buf_release(&t);
 			continue;
+		}
 		if (line[0] == '^') {
 			struct packed_ref *r;
 			if (!s->nr || len != hexsz + 1)
@@ -176,7 +154,7 @@ bad:
 }
 
 /* The id of a packed ref (or its peeled id); a bad one is a bad line. */
-static int packed_oid(struct fgit_oid *out, const struct packed_ref *p, int peeled,
+int refs_packed_oid(struct fgit_oid *out, const struct packed_ref *p, int peeled,
 		      const char *path, int algo)
 {
 	const char *hex = peeled ? p->peeled_hex : p->hex;
@@ -187,7 +165,7 @@ static int packed_oid(struct fgit_oid *out, const struct packed_ref *p, int peel
 }
 
 /* A counted reference to the current snapshot (re-read if the file changed). */
-static int packed_get(struct packed_snapshot **out, struct fgit_refdb *db)
+int refs_packed_get(struct packed_snapshot **out, struct fgit_refdb *db)
 {
 	struct stat st;
 	struct packed_snapshot *s;
@@ -240,41 +218,74 @@ static int packed_get(struct packed_snapshot **out, struct fgit_refdb *db)
 	return 0;
 }
 
-static void packed_put(struct fgit_refdb *db, struct packed_snapshot *s)
+void refs_packed_put(struct fgit_refdb *db, struct packed_snapshot *s)
 {
 	pthread_mutex_lock(&db->lock);
 	snapshot_unref(s);
 	pthread_mutex_unlock(&db->lock);
 }
 
-static const struct packed_ref *packed_find(const struct packed_snapshot *s, const char *name)
+int refs_packed_knows_peeled(const struct packed_snapshot *s, const struct packed_ref *p)
+{
+	return s->peeled_trait == PEELED_FULLY ||
+	       (s->peeled_trait == PEELED_TAGS && !strncmp(p->name, "refs/tags/", 10));
+}
+
+size_t refs_packed_lower_bound(const struct packed_snapshot *s, const char *name)
 {
 	size_t lo = 0, hi = s->nr;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(s->refs[mid].name, name);
-		if (!c)
-			return &s->refs[mid];
-		if (c < 0)
+		if (strcmp(s->refs[mid].name, name) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return NULL;
+	return lo;
+}
+
+const struct packed_ref *refs_packed_find(const struct packed_snapshot *s, const char *name)
+{
+	size_t i = refs_packed_lower_bound(s, name);
+
+	return i < s->nr && !strcmp(s->refs[i].name, name) ? &s->refs[i] : NULL;
 }
 
 /* ---- loose refs ---- */
 
-static int is_per_worktree(const char *name)
+int refs_is_per_worktree(const char *name)
 {
 	return !strchr(name, '/') || !strncmp(name, "refs/bisect/", 12) ||
 	       !strncmp(name, "refs/worktree/", 14) || !strncmp(name, "refs/rewritten/", 15);
 }
 
+char *refs_path(struct fgit_refdb *db, const char *prefix, const char *name)
+{
+	struct fgit_buf buf = FGIT_BUF_INIT;
+	const char *slash;
+	int r;
+
+	/* git's names for another worktree's refs: "main-worktree/HEAD",
+	 * "worktrees/<id>/HEAD" */
+	if (!strncmp(name, "main-worktree/", 14) && refs_is_per_worktree(name + 14))
+		r = fgit_buf_addf(&buf, "%s/%s%s", db->common_dir, prefix, name + 14);
+	else if (!strncmp(name, "worktrees/", 10) && (slash = strchr(name + 10, '/')) &&
+		 slash > name + 10 && refs_is_per_worktree(slash + 1))
+		r = fgit_buf_addf(&buf, "%s/%.*s/%s%s", db->common_dir, (int)(slash - name), name,
+				  prefix, slash + 1);
+	else
+		r = fgit_buf_addf(&buf, "%s/%s%s",
+				  refs_is_per_worktree(name) ? db->git_dir : db->common_dir,
+				  prefix, name);
+	if (r)
+		return NULL;
+	return fgit_buf_detach(&buf, NULL);
+}
+
 static char *loose_path(struct fgit_refdb *db, const char *name)
 {
-	return path_join(is_per_worktree(name) ? db->git_dir : db->common_dir, name);
+	return refs_path(db, "", name);
 }
 
 /* Parse the content of a loose ref file. */
@@ -310,7 +321,7 @@ static int parse_loose(struct fgit_oid *oid, char **target, unsigned int *flags,
 	return 0;
 }
 
-static int read_loose(struct fgit_oid *oid, char **target, unsigned int *flags,
+int refs_read_loose(struct fgit_oid *oid, char **target, unsigned int *flags,
 		      struct fgit_refdb *db, const char *name)
 {
 	char *path = loose_path(db, name);
@@ -362,7 +373,7 @@ int fgit_refdb_read_raw(struct fgit_oid *oid_out, char **target_out, unsigned in
 	int r;
 
 	fgit_oid_zero(&oid, db->algo);
-	r = read_loose(&oid, target_out ? &target : NULL, &flags, db, name);
+	r = refs_read_loose(&oid, target_out ? &target : NULL, &flags, db, name);
 	if (r == FGIT_EINVALID) {
 		if (flags_out)
 			*flags_out = FGIT_REF_BROKEN;
@@ -379,14 +390,14 @@ int fgit_refdb_read_raw(struct fgit_oid *oid_out, char **target_out, unsigned in
 	}
 	if (r != FGIT_ENOTFOUND)
 		return r;
-	if (is_per_worktree(name) && strncmp(name, "refs/", 5))
+	if (refs_is_per_worktree(name) && strncmp(name, "refs/", 5))
 		return FGIT_ENOTFOUND;
-	if ((r = packed_get(&s, db)))
+	if ((r = refs_packed_get(&s, db)))
 		return r;
-	p = packed_find(s, name);
+	p = refs_packed_find(s, name);
 	if (p) {
 		struct fgit_oid tmp;
-		r = packed_oid(oid_out ? oid_out : &tmp, p, 0, db->packed_path, db->algo);
+		r = refs_packed_oid(oid_out ? oid_out : &tmp, p, 0, db->packed_path, db->algo);
 		if (target_out)
 			*target_out = NULL;
 		if (flags_out)
@@ -394,7 +405,7 @@ int fgit_refdb_read_raw(struct fgit_oid *oid_out, char **target_out, unsigned in
 	} else {
 		r = FGIT_ENOTFOUND;
 	}
-	packed_put(db, s);
+	refs_packed_put(db, s);
 	return r;
 }
 
@@ -457,15 +468,15 @@ int fgit_refdb_peeled(struct fgit_oid *out, struct fgit_refdb *db, const char *n
 	unsigned int flags = 0;
 
 	/* only valid when the loose file does not override the packed value */
-	if (read_loose(NULL, NULL, &flags, db, name) != FGIT_ENOTFOUND)
+	if (refs_read_loose(NULL, NULL, &flags, db, name) != FGIT_ENOTFOUND)
 		return FGIT_ENOTFOUND;
 	fgit_error_clear();
-	if (packed_get(&s, db))
+	if (refs_packed_get(&s, db))
 		return FGIT_ENOTFOUND;
-	p = packed_find(s, name);
-	if (p && p->has_peeled && packed_oid(out, p, 1, db->packed_path, db->algo) == 0)
+	p = refs_packed_find(s, name);
+	if (p && p->has_peeled && refs_packed_oid(out, p, 1, db->packed_path, db->algo) == 0)
 		r = 0;
-	packed_put(db, s);
+	refs_packed_put(db, s);
 	return r;
 }
 
@@ -531,7 +542,7 @@ static int walk_loose(struct ref_list *l, const char *base, struct fgit_buf *rel
 			fgit_buf_addch(rel, '/');
 			r = walk_loose(l, base, rel, worktree_only);
 		} else if (!fgit_refname_check(rel->ptr, 0) &&
-			   is_per_worktree(rel->ptr) == worktree_only) {
+			   refs_is_per_worktree(rel->ptr) == worktree_only) {
 			r = list_add(l, rel->ptr, -1);
 		}
 		fgit_buf_setlen(rel, keep);
@@ -573,7 +584,7 @@ int fgit_refdb_foreach(struct fgit_refdb *db, const char *prefix, fgit_ref_cb cb
 	if (!prefix)
 		prefix = "";
 	plen = strlen(prefix);
-	if ((r = packed_get(&s, db)))
+	if ((r = refs_packed_get(&s, db)))
 		return r;
 	walk_start(&rel, prefix);
 	if ((r = walk_loose(&l, db->common_dir, &rel, 0)))
@@ -600,7 +611,7 @@ int fgit_refdb_foreach(struct fgit_refdb *db, const char *prefix, fgit_ref_cb cb
 		fgit_oid_zero(&oid, db->algo);
 		if (it->packed_index >= 0) {
 			const struct packed_ref *p = &s->refs[it->packed_index];
-			if ((r = packed_oid(&oid, p, 0, db->packed_path, db->algo)))
+			if ((r = refs_packed_oid(&oid, p, 0, db->packed_path, db->algo)))
 				break;
 			flags = FGIT_REF_PACKED | (p->has_peeled ? FGIT_REF_PEELED : 0);
 		} else {
@@ -623,7 +634,7 @@ out:
 	free(l.items);
 	fgit_buf_release(&rel);
 	if (s)
-		packed_put(db, s);
+		refs_packed_put(db, s);
 	return r;
 }
 
@@ -727,4 +738,53 @@ char *fgit_refdb_shorten(struct fgit_refdb *db, const char *name, int strict)
 	}
 	fgit_buf_release(&b);
 	return strdup(name);
+}
+
+void fgit_refdb_set_log_refs(struct fgit_refdb *db, enum fgit_log_refs_mode mode)
+{
+	db->log_refs = (int)mode;
+}
+
+void fgit_refdb_set_object_type_cb(struct fgit_refdb *db,
+				   int (*type_of)(const struct fgit_oid *oid, void *payload),
+				   void *payload)
+{
+	db->object_type = type_of;
+	db->object_type_payload = payload;
+}
+
+int fgit_refdb_dwim_log(char **log_out, struct fgit_refdb *db, const char *name, size_t len)
+{
+	struct fgit_buf full = FGIT_BUF_INIT;
+	int i, found = 0;
+
+	for (i = 0; dwim_rules[i]; i++) {
+		char *resolved = NULL;
+		const char *it = NULL;
+
+		fgit_buf_reset(&full);
+		fgit_buf_addf(&full, dwim_rules[i], (int)len, name);
+		if (fgit_refname_check(full.ptr, FGIT_REFNAME_ALLOW_ONELEVEL))
+			continue;
+		if (fgit_refdb_resolve(NULL, &resolved, NULL, db, full.ptr)) {
+			fgit_error_clear();
+			free(resolved);
+			continue;
+		}
+		if (fgit_reflog_exists(db, full.ptr))
+			it = full.ptr;
+		else if (strcmp(resolved, full.ptr) && fgit_reflog_exists(db, resolved))
+			it = resolved;
+		if (it && !found++ && log_out)
+			*log_out = strdup(it);
+		free(resolved);
+	}
+	fgit_buf_release(&full);
+	return found;
+}
+
+void fgit_refdb_set_lock_timeouts(struct fgit_refdb *db, long ref_ms, long packed_ms)
+{
+	db->ref_lock_timeout_ms = ref_ms;
+	db->packed_lock_timeout_ms = packed_ms;
 }

@@ -59,6 +59,51 @@ done:
 	return r;
 }
 
+/* Ref writes check the objects they store against the odb, as git does. */
+static int refdb_object_type(const struct fgit_oid *oid, void *payload)
+{
+	struct fgit_repo *repo = payload;
+	struct fgit_object_info info;
+	struct fgit_odb *odb;
+	int r;
+
+	if ((r = fgit_repo_odb(&odb, repo)))
+		return r;
+	if ((r = fgit_odb_read_info(&info, odb, oid, 0)))
+		return r;
+	return (int)info.type;
+}
+
+/* core.logAllRefUpdates: "always", a boolean, or unset (not in bare
+ * repositories). */
+static enum fgit_log_refs_mode log_refs_mode(struct fgit_repo *repo)
+{
+	const char *v = NULL;
+	int b;
+
+	if (fgit_config_get_string(&v, repo->config, "core.logallrefupdates")) {
+		fgit_error_clear();
+		return fgit_repo_is_bare(repo) ? FGIT_LOG_REFS_NONE : FGIT_LOG_REFS_NORMAL;
+	}
+	if (!v)
+		return FGIT_LOG_REFS_NORMAL;
+	if (!strcasecmp(v, "always"))
+		return FGIT_LOG_REFS_ALWAYS;
+	b = fgit_config_parse_bool(v);
+	return b > 0 ? FGIT_LOG_REFS_NORMAL : FGIT_LOG_REFS_NONE;
+}
+
+static long config_ms(struct fgit_repo *repo, const char *key, long def)
+{
+	int64_t v;
+
+	if (fgit_config_get_int64(&v, repo->config, key)) {
+		fgit_error_clear();
+		return def;
+	}
+	return (long)v;
+}
+
 int fgit_repo_refdb(struct fgit_refdb **out, struct fgit_repo *repo)
 {
 	int r = 0;
@@ -72,8 +117,14 @@ int fgit_repo_refdb(struct fgit_refdb **out, struct fgit_repo *repo)
 		else
 			r = fgit_refdb_open(&repo->refdb, repo->git_dir, repo->common_dir,
 					    repo->algo);
-		if (!r)
+		if (!r) {
 			repo->refdb_free = fgit_refdb_free;
+			fgit_refdb_set_log_refs(repo->refdb, log_refs_mode(repo));
+			fgit_refdb_set_object_type_cb(repo->refdb, refdb_object_type, repo);
+			fgit_refdb_set_lock_timeouts(repo->refdb,
+				config_ms(repo, "core.filesreflocktimeout", 100),
+				config_ms(repo, "core.packedrefstimeout", 1000));
+		}
 	}
 	if (!r)
 		*out = repo->refdb;

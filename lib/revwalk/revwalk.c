@@ -10,11 +10,13 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include "fgit/commit_graph.h"
 #include "fgit/common.h"
 #include "fgit/object.h"
 #include "fgit/odb.h"
 #include "fgit/oidmap.h"
 #include "fgit/revwalk.h"
+#include "revwalk/revwalk_internal.h"
 
 enum {
 	NODE_PARSED = 1 << 0,
@@ -35,9 +37,26 @@ struct fgit_revwalk {
 	struct fgit_odb *odb;
 	struct fgit_oidmap nodes;
 	struct arena_block *arena;
+	struct fgit_commit_graph *graph;	/* objects/info/commit-graph, if any */
+	int graph_tried;
+	size_t from_graph;			/* commits filled from the graph */
 };
 
-static void *arena_alloc(struct fgit_revwalk *w, size_t n)
+/* The commit-graph, opened on first use; NULL if absent or unusable. */
+static struct fgit_commit_graph *graph(struct fgit_revwalk *w)
+{
+	if (!w->graph_tried) {
+		w->graph_tried = 1;
+		if (fgit_commit_graph_open(&w->graph, fgit_odb_path(w->odb),
+					   fgit_odb_algo(w->odb)) < 0) {
+			w->graph = NULL;
+			fgit_error_clear();
+		}
+	}
+	return w->graph;
+}
+
+void *rw_arena_alloc(struct fgit_revwalk *w, size_t n)
 {
 	struct arena_block *b = w->arena;
 	n = (n + 15) & ~(size_t)15;
@@ -75,18 +94,19 @@ void fgit_revwalk_free(struct fgit_revwalk *w)
 		free(b);
 	}
 	fgit_oidmap_release(&w->nodes);
+	fgit_commit_graph_free(w->graph);
 	free(w);
 }
 
 /* The node for an id, created unparsed if new. */
-static struct fgit_commit_node *node_for(struct fgit_revwalk *w, const struct fgit_oid *oid)
+struct fgit_commit_node *rw_node_for(struct fgit_revwalk *w, const struct fgit_oid *oid)
 {
 	struct fgit_commit_node *n = fgit_oidmap_get(&w->nodes, oid);
 	int err;
 
 	if (n)
 		return n;
-	n = arena_alloc(w, sizeof(*n));
+	n = rw_arena_alloc(w, sizeof(*n));
 	if (!n)
 		return NULL;
 	memset(n, 0, sizeof(*n));
@@ -95,7 +115,38 @@ static struct fgit_commit_node *node_for(struct fgit_revwalk *w, const struct fg
 	return err ? NULL : n;
 }
 
-static int parse_node(struct fgit_revwalk *w, struct fgit_commit_node *n)
+/* Fill n from the commit-graph: 1 if done, 0 if the graph lacks it. */
+static int parse_from_graph(struct fgit_revwalk *w, struct fgit_commit_node *n)
+{
+	struct fgit_commit_graph *g = graph(w);
+	uint32_t pos, par[64], i;
+	int np;
+
+	if (!g || !fgit_commit_graph_find(&pos, g, &n->oid))
+		return 0;
+	np = fgit_commit_graph_parents(par, 64, g, pos);
+	if (np < 0 || np > 64) {
+		fgit_error_clear();
+		return 0;	/* parse the object instead */
+	}
+	n->date = (int64_t)fgit_commit_graph_date(g, pos);
+	fgit_commit_graph_tree(&n->tree, g, pos);
+	n->nparents = (uint32_t)np;
+	n->parents = np ? rw_arena_alloc(w, (size_t)np * sizeof(*n->parents)) : NULL;
+	if (np && !n->parents)
+		return fgit_error_set(FGIT_ENOMEM, "out of memory");
+	for (i = 0; i < (uint32_t)np; i++) {
+		struct fgit_oid p;
+		fgit_commit_graph_oid(&p, g, par[i]);
+		if (!(n->parents[i] = rw_node_for(w, &p)))
+			return fgit_error_set(FGIT_ENOMEM, "out of memory");
+	}
+	n->flags |= NODE_PARSED;
+	w->from_graph++;
+	return 1;
+}
+
+int rw_parse_node(struct fgit_revwalk *w, struct fgit_commit_node *n)
 {
 	void *buf = NULL;
 	size_t len, i;
@@ -106,6 +157,8 @@ static int parse_node(struct fgit_revwalk *w, struct fgit_commit_node *n)
 
 	if (n->flags & NODE_PARSED)
 		return 0;
+	if ((ret = parse_from_graph(w, n)) != 0)
+		return ret < 0 ? ret : 0;
 	ret = fgit_odb_read(&buf, &len, &type, w->odb, &n->oid);
 	if (ret < 0)
 		return ret;
@@ -121,8 +174,9 @@ static int parse_node(struct fgit_revwalk *w, struct fgit_commit_node *n)
 		goto out;
 	}
 	n->date = c.committer_time;
+	n->tree = c.tree;
 	n->nparents = (uint32_t)c.nparents;
-	n->parents = c.nparents ? arena_alloc(w, c.nparents * sizeof(*n->parents)) : NULL;
+	n->parents = c.nparents ? rw_arena_alloc(w, c.nparents * sizeof(*n->parents)) : NULL;
 	if (c.nparents && !n->parents) {
 		ret = fgit_error_set(FGIT_ENOMEM, "out of memory");
 		goto out;
@@ -130,7 +184,7 @@ static int parse_node(struct fgit_revwalk *w, struct fgit_commit_node *n)
 	for (i = 0; i < c.nparents; i++) {
 		struct fgit_oid p;
 		fgit_commit_parent(&p, &c, i);
-		n->parents[i] = node_for(w, &p);
+		n->parents[i] = rw_node_for(w, &p);
 		if (!n->parents[i]) {
 			ret = fgit_error_set(FGIT_ENOMEM, "out of memory");
 			goto out;
@@ -146,43 +200,58 @@ out:
 int fgit_revwalk_commit(struct fgit_commit_node **out, struct fgit_revwalk *w,
 			const struct fgit_oid *oid)
 {
-	struct fgit_commit_node *n = node_for(w, oid);
+	struct fgit_commit_node *n = rw_node_for(w, oid);
 	int ret;
 	if (!n)
 		return fgit_error_set(FGIT_ENOMEM, "out of memory");
-	if ((ret = parse_node(w, n)) < 0)
+	if ((ret = rw_parse_node(w, n)) < 0)
 		return ret;
 	*out = n;
 	return 0;
 }
 
+int fgit_revwalk_commit_tree(struct fgit_oid *out, struct fgit_revwalk *w,
+			     const struct fgit_commit_node *n)
+{
+	int r;
+	if (!(n->flags & NODE_PARSED) &&
+	    (r = rw_parse_node(w, (struct fgit_commit_node *)n)) < 0)
+		return r;
+	*out = n->tree;
+	return 0;
+}
+
+int fgit_revwalk_generation(uint64_t *out, struct fgit_revwalk *w,
+			    const struct fgit_commit_node *n)
+{
+	struct fgit_commit_graph *g = graph(w);
+	uint32_t pos;
+	if (!g || !fgit_commit_graph_find(&pos, g, &n->oid))
+		return 0;
+	*out = fgit_commit_graph_generation(g, pos);
+	return 1;
+}
+
+size_t fgit_revwalk_graph_hits(const struct fgit_revwalk *w)
+{
+	return w->from_graph;
+}
+
 /* ---- a max-heap of commits by date; ties: first queued first ---- */
 
-struct qent {
-	struct fgit_commit_node *n;
-	uint64_t seq;
-};
-
-struct queue {
-	struct qent *v;
-	size_t nr, alloc;
-	uint64_t seq;
-	size_t live;	/* queued entries not carrying both marks */
-};
-
-static int qless(const struct qent *a, const struct qent *b)
+static int qless(const struct rw_qent *a, const struct rw_qent *b)
 {
 	if (a->n->date != b->n->date)
 		return a->n->date < b->n->date;
 	return a->seq > b->seq;
 }
 
-static int qpush(struct queue *q, struct fgit_commit_node *n)
+int rw_qpush(struct rw_queue *q, struct fgit_commit_node *n)
 {
 	size_t i;
 	if (q->nr == q->alloc) {
 		size_t na = q->alloc ? q->alloc * 2 : 64;
-		struct qent *nv = realloc(q->v, na * sizeof(*nv));
+		struct rw_qent *nv = realloc(q->v, na * sizeof(*nv));
 		if (!nv)
 			return fgit_error_set(FGIT_ENOMEM, "out of memory");
 		q->v = nv;
@@ -190,12 +259,10 @@ static int qpush(struct queue *q, struct fgit_commit_node *n)
 	}
 	i = q->nr++;
 	q->v[i].n = n;
-	if ((n->flags & MARK_BOTH) != MARK_BOTH)
-		q->live++;
 	q->v[i].seq = q->seq++;
 	while (i) {
 		size_t p = (i - 1) / 2;
-		struct qent t;
+		struct rw_qent t;
 		if (!qless(&q->v[p], &q->v[i]))
 			break;
 		t = q->v[p];
@@ -206,7 +273,7 @@ static int qpush(struct queue *q, struct fgit_commit_node *n)
 	return 0;
 }
 
-static struct fgit_commit_node *qpop(struct queue *q)
+struct fgit_commit_node *rw_qpop(struct rw_queue *q)
 {
 	struct fgit_commit_node *top;
 	size_t i = 0;
@@ -214,12 +281,10 @@ static struct fgit_commit_node *qpop(struct queue *q)
 	if (!q->nr)
 		return NULL;
 	top = q->v[0].n;
-	if ((top->flags & MARK_BOTH) != MARK_BOTH)
-		q->live--;
 	q->v[0] = q->v[--q->nr];
 	for (;;) {
 		size_t l = 2 * i + 1, r = l + 1, m = i;
-		struct qent t;
+		struct rw_qent t;
 		if (l < q->nr && qless(&q->v[m], &q->v[l]))
 			m = l;
 		if (r < q->nr && qless(&q->v[m], &q->v[r]))
@@ -231,6 +296,28 @@ static struct fgit_commit_node *qpop(struct queue *q)
 		q->v[i] = t;
 		i = m;
 	}
+	return top;
+}
+
+/* The date queue of ahead/behind, counting entries not carrying both marks. */
+struct queue {
+	struct rw_queue q;
+	size_t live;
+};
+
+static int qpush(struct queue *q, struct fgit_commit_node *n)
+{
+	int ret = rw_qpush(&q->q, n);
+	if (!ret && (n->flags & MARK_BOTH) != MARK_BOTH)
+		q->live++;
+	return ret;
+}
+
+static struct fgit_commit_node *qpop(struct queue *q)
+{
+	struct fgit_commit_node *top = rw_qpop(&q->q);
+	if (top && (top->flags & MARK_BOTH) != MARK_BOTH)
+		q->live--;
 	return top;
 }
 
@@ -260,7 +347,7 @@ int fgit_revwalk_ahead_behind(size_t *ahead, size_t *behind, struct fgit_revwalk
 	while ((n = qpop(&q))) {
 		uint32_t marks, before;
 		n->flags &= ~MARK_QUEUED;
-		if ((ret = parse_node(w, n)) < 0)
+		if ((ret = rw_parse_node(w, n)) < 0)
 			goto out;
 		if (!(n->flags & MARK_COUNTED)) {
 			if (nseen == aseen) {
@@ -287,7 +374,7 @@ int fgit_revwalk_ahead_behind(size_t *ahead, size_t *behind, struct fgit_revwalk
 			    (p->flags & MARK_BOTH) == MARK_BOTH)
 				q.live--;	/* a queued commit just became common */
 			if (!(p->flags & MARK_QUEUED)) {
-				if ((ret = parse_node(w, p)) < 0)
+				if ((ret = rw_parse_node(w, p)) < 0)
 					goto out;
 				if ((ret = qpush(&q, p)) < 0)
 					goto out;
@@ -311,13 +398,13 @@ int fgit_revwalk_ahead_behind(size_t *ahead, size_t *behind, struct fgit_revwalk
 out:
 	for (i = 0; i < nseen; i++)
 		seen[i]->flags &= ~(MARK_BOTH | MARK_QUEUED | MARK_COUNTED);
-	for (i = 0; i < q.nr; i++)
-		q.v[i].n->flags &= ~(MARK_BOTH | MARK_QUEUED | MARK_COUNTED);
+	for (i = 0; i < q.q.nr; i++)
+		q.q.v[i].n->flags &= ~(MARK_BOTH | MARK_QUEUED | MARK_COUNTED);
 	if (a)
 		a->flags &= ~(MARK_BOTH | MARK_QUEUED);
 	if (b)
 		b->flags &= ~(MARK_BOTH | MARK_QUEUED);
 	free(seen);
-	free(q.v);
+	free(q.q.v);
 	return ret;
 }

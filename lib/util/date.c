@@ -294,3 +294,93 @@ int fgit_date_parse(int64_t *time_out, int *tz_out, const char *s)
 bad:
 	return fgit_error_set(FGIT_EINVALID, "invalid date format: %s", s);
 }
+
+/* "<n>.<unit>.ago": seconds back from now, or -1 if s is not that form. */
+static int64_t relative_seconds(const char *s, int64_t now)
+{
+	static const struct { const char *name; int64_t secs; int months; } units[] = {
+		{ "second", 1, 0 }, { "minute", 60, 0 }, { "hour", 3600, 0 },
+		{ "day", 86400, 0 }, { "week", 7 * 86400, 0 }, { "month", 0, 1 },
+		{ "year", 0, 12 },
+	};
+	int64_t total = 0;
+	int any = 0;
+
+	while (*s) {
+		char *end;
+		long long n;
+		size_t i, len;
+
+		while (*s == '.' || *s == ' ')
+			s++;
+		if (!*s)
+			break;
+		if (!strncasecmp(s, "ago", 3) && (!s[3] || s[3] == '.' || s[3] == ' ')) {
+			s += 3;
+			continue;
+		}
+		if (!isdigit((unsigned char)*s))
+			return -1;
+		n = strtoll(s, &end, 10);
+		s = end;
+		while (*s == '.' || *s == ' ')
+			s++;
+		for (len = 0; isalpha((unsigned char)s[len]); len++)
+			;
+		for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+			size_t ul = strlen(units[i].name);
+			if ((len == ul || (len == ul + 1 && (s[ul] | 32) == 's')) &&
+			    !strncasecmp(s, units[i].name, ul))
+				break;
+		}
+		if (i == sizeof(units) / sizeof(units[0]) || n < 0 || n > 1000000000)
+			return -1;
+		if (units[i].months) {
+			/* calendar months, as git's approxidate steps tm_mon */
+			time_t t = (time_t)(now - total);
+			struct tm tm;
+			localtime_r(&t, &tm);
+			tm.tm_mon -= (int)(n * units[i].months);
+			tm.tm_isdst = -1;
+			total = now - (int64_t)mktime(&tm);
+		} else {
+			total += (int64_t)n * units[i].secs;
+		}
+		s += len;
+		any = 1;
+	}
+	return any ? total : -1;
+}
+
+int fgit_date_parse_expiry(int64_t *out, const char *s, int64_t now)
+{
+	int64_t back;
+	int tz;
+
+	if (!strcmp(s, "never") || !strcmp(s, "false")) {
+		*out = 0;
+		return 0;
+	}
+	if (!strcmp(s, "all") || !strcmp(s, "now")) {
+		*out = INT64_MAX;
+		return 0;
+	}
+	back = relative_seconds(s, now);
+	if (back >= 0) {
+		*out = now - back;
+		return 0;
+	}
+	if (!fgit_date_parse(out, &tz, s))
+		return 0;
+	/* a date alone ("2001-01-01"): approxidate keeps the time of day of now */
+	if (strlen(s) == 10 && s[4] == '-' && s[7] == '-') {
+		char buf[64];
+		time_t t = (time_t)now;
+		struct tm tm;
+		localtime_r(&t, &tm);
+		snprintf(buf, sizeof(buf), "%s %02d:%02d:%02d", s, tm.tm_hour, tm.tm_min, tm.tm_sec);
+		if (!fgit_date_parse(out, &tz, buf))
+			return 0;
+	}
+	return fgit_error_set(FGIT_EINVALID, "invalid date format: %s", s);
+}

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "fgit/common.h"
 #include "fgit/lockfile.h"
@@ -260,4 +261,33 @@ int fgit_write_file_locked(const char *path, const void *data, size_t len,
 		return ret;
 	}
 	return fgit_lockfile_commit(lk);
+}
+
+int fgit_lockfile_acquire_timeout(struct fgit_lockfile **out, const char *path,
+				  unsigned int flags, long timeout_ms)
+{
+	struct timespec start, now;
+	long wait_us = 1000, elapsed_ms;
+	unsigned int seed = (unsigned int)getpid();
+	int r;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (;;) {
+		r = fgit_lockfile_acquire(out, path, flags);
+		if (r != FGIT_ELOCKED || timeout_ms == 0)
+			return r;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		elapsed_ms = (now.tv_sec - start.tv_sec) * 1000 +
+			     (now.tv_nsec - start.tv_nsec) / 1000000;
+		if (timeout_ms > 0 && elapsed_ms >= timeout_ms)
+			return r;
+		/* git's backoff: growing, randomized waits */
+		{
+			long us = wait_us / 2 + (long)(rand_r(&seed) % (unsigned int)(wait_us + 1));
+			struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
+			nanosleep(&ts, NULL);
+		}
+		if (wait_us < 100000)
+			wait_us *= 2;
+	}
 }

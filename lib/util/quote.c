@@ -75,3 +75,47 @@ int fgit_relative_path(struct fgit_buf *out, const char *path, const char *prefi
 		r |= fgit_buf_adds(out, "./");
 	return r ? FGIT_ENOMEM : 0;
 }
+
+int fgit_unquote_c_style(struct fgit_buf *out, const char *in, const char **end_out)
+{
+	const char *p = in;
+
+	if (*p++ != '"')
+		return FGIT_EINVALID;
+	for (;;) {
+		int c = (unsigned char)*p++;
+		switch (c) {
+		case '\0':
+			return FGIT_EINVALID;
+		case '"':
+			if (end_out)
+				*end_out = p;
+			return 0;
+		case '\\':
+			break;
+		default:
+			fgit_buf_addch(out, c);
+			continue;
+		}
+		c = (unsigned char)*p++;
+		switch (c) {
+		case 'a': c = '\a'; break;
+		case 'b': c = '\b'; break;
+		case 'f': c = '\f'; break;
+		case 'n': c = '\n'; break;
+		case 'r': c = '\r'; break;
+		case 't': c = '\t'; break;
+		case 'v': c = '\v'; break;
+		case '\\': case '"': break;
+		case '0': case '1': case '2': case '3':
+			if (p[0] < '0' || p[0] > '7' || p[1] < '0' || p[1] > '7')
+				return FGIT_EINVALID;
+			c = ((c - '0') << 6) | ((p[0] - '0') << 3) | (p[1] - '0');
+			p += 2;
+			break;
+		default:
+			return FGIT_EINVALID;
+		}
+		fgit_buf_addch(out, c);
+	}
+}

@@ -890,6 +890,17 @@ static int read_per_dir(struct fgit_ignore *ig, struct fgit_buf *out,
 
 int fgit_ignore_push_dir(struct fgit_ignore *ig, const char *dir, size_t len)
 {
+	return fgit_ignore_push_dir_ex(ig, dir, len, 0);
+}
+
+const char *fgit_ignore_per_dir_name(const struct fgit_ignore *ig)
+{
+	return ig->opts.per_dir_name;
+}
+
+int fgit_ignore_push_dir_ex(struct fgit_ignore *ig, const char *dir, size_t len,
+			    unsigned flags)
+{
 	struct frame *f;
 	struct fgit_buf file = FGIT_BUF_INIT, rel = FGIT_BUF_INIT;
 	size_t oldlen = ig->cur.len;
@@ -923,7 +934,7 @@ int fgit_ignore_push_dir(struct fgit_ignore *ig, const char *dir, size_t len)
 	}
 	if ((ret = fgit_buf_set(&ig->cur, dir, len)))
 		goto out;
-	if (!f->excluded_by && ig->opts.per_dir_name) {
+	if (!f->excluded_by && ig->opts.per_dir_name && !(flags & FGIT_IGNORE_PUSH_NO_FILE)) {
 		if (len)
 			ret = fgit_buf_addf(&rel, "%.*s/%s", (int)len, dir,
 					    ig->opts.per_dir_name);

@@ -123,15 +123,19 @@ int fgit_worktree_hash_file(struct fgit_oid *out, const char *fspath,
 }
 
 static int content_differs(const struct fgit_index_entry *e, const struct stat *st,
-			   const char *fspath, int algo)
+			   const char *fspath, const struct fgit_wt_stat_options *o)
 {
+	int algo = o->algo;
 	struct fgit_oid oid;
 	int r;
 
 	if (S_ISREG(st->st_mode) || S_ISLNK(st->st_mode)) {
 		if (S_ISLNK(st->st_mode) != ((e->mode & 0170000) == 0120000))
 			return FGIT_WT_TYPE;
-		r = fgit_worktree_hash_file(&oid, fspath, st, algo);
+		if (o->hash_file && !S_ISLNK(st->st_mode))
+			r = o->hash_file(&oid, fspath, e->path, st, o->hash_payload);
+		else
+			r = fgit_worktree_hash_file(&oid, fspath, st, algo);
 		if (r < 0)
 			return FGIT_WT_DATA;	/* git: unreadable counts as changed */
 		return memcmp(oid.hash, e->oid.hash, fgit_hash_rawsz(algo)) ? FGIT_WT_DATA : 0;
@@ -154,14 +158,14 @@ int fgit_worktree_entry_changed(const struct fgit_index *idx,
 		return FGIT_WT_DATA | FGIT_WT_TYPE | FGIT_WT_MODE;
 	changed = fgit_worktree_stat_differs(e, st, o);
 	if (!changed && fgit_index_entry_is_racy(idx, e) && !o->stat_only)
-		changed |= content_differs(e, st, fspath, o->algo);
+		changed |= content_differs(e, st, fspath, o);
 	if (!changed || o->stat_only)
 		return changed;
 	if (changed & (FGIT_WT_MODE | FGIT_WT_TYPE))
 		return changed;
 	if ((changed & FGIT_WT_DATA) && ((e->mode & 0170000) == 0160000 || e->size != 0))
 		return changed;
-	fs = content_differs(e, st, fspath, o->algo);
+	fs = content_differs(e, st, fspath, o);
 	return fs ? changed | fs : 0;
 }
 

@@ -128,10 +128,12 @@ compare_write()
 	_w=$TRASH/w
 	rm -rf "$_w" "$TRASH/w.git"; mkdir -p "$_w"
 	(cd "$_w" && $_setup) >/dev/null 2>&1 || { echo "setup failed"; return 1; }
-	g_rc=0; (cd "$_w" && git "$@" >"$CMP/git.out" 2>"$CMP/git.err") || g_rc=$?
+	g_rc=0; (cd "$_w" && if [ -n "${CMP_STDIN:-}" ]; then exec <"$CMP_STDIN"; fi &&
+		 git "$@" >"$CMP/git.out" 2>"$CMP/git.err") || g_rc=$?
 	mv "$_w" "$TRASH/w.git"; mkdir -p "$_w"
 	(cd "$_w" && $_setup) >/dev/null 2>&1 || { echo "setup failed"; return 1; }
-	f_rc=0; (cd "$_w" && "$FGIT" "$@" >"$CMP/fgit.out" 2>"$CMP/fgit.err") || f_rc=$?
+	f_rc=0; (cd "$_w" && if [ -n "${CMP_STDIN:-}" ]; then exec <"$CMP_STDIN"; fi &&
+		 "$FGIT" "$@" >"$CMP/fgit.out" 2>"$CMP/fgit.err") || f_rc=$?
 	cmp -s "$CMP/git.out" "$CMP/fgit.out" && [ "$g_rc" = "$f_rc" ] || _cmp_fail "$@"
 }
 

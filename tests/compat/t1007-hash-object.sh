@@ -164,4 +164,26 @@ test_expect_success '-w --stdin-paths' '
 	fsck_ok "$TRASH/w" && git cat-file -e $(sed -n 2p "$CMP/f.out")
 '
 
+test_expect_success '--stdin-paths answers each path before the next arrives (a pipe)' '
+	cd "$TRASH" && rm -rf co && mkdir co && cd co && echo one >one && echo two >two &&
+	mkfifo in out &&
+	{ "$FGIT" hash-object --stdin-paths <in >out & } &&
+	exec 3>in 4<out &&
+	echo one >&3 && first=$(timeout 20 head -n 1 <&4) &&
+	echo two >&3 && exec 3>&- && second=$(timeout 20 cat <&4) && exec 4<&- && wait &&
+	test "$first" = "$(git hash-object one)" && test "$second" = "$(git hash-object two)"
+'
+
+test_expect_success '--stdin-paths in parallel batches: order, sizes, CRLF lines, errors' '
+	cd "$TRASH" && rm -rf many && mkdir many && cd many && git init -q &&
+	i=0 && while [ $i -lt 300 ]; do head -c $((i * 997)) /dev/zero | tr "\0" x >f$i; i=$((i + 1)); done &&
+	printf "*.crlf text eol=crlf\n" >.gitattributes && printf "a\r\nb\r\n" >t.crlf && printf "a\nb\n" >t2.crlf &&
+	ls f* t.crlf t2.crlf >list && { cat list; printf "f1\r\n\"f\\062\"\n"; } >list2 &&
+	compare_stdin list2 hash-object --stdin-paths &&
+	compare_stdin list2 hash-object --stdin-paths --no-filters &&
+	{ head -n 100 list; echo nosuch; tail -n 5 list; } >list3 &&
+	compare_stdin list3 hash-object --stdin-paths &&
+	compare_stdin list hash-object -t blob --literally --stdin-paths
+'
+
 test_done

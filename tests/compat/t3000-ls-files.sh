@@ -33,6 +33,9 @@ test_expect_success 'ls-files from a subdirectory' '
 	(cd repo/d && all_ls "|..|-m ../|--full-name|-o ..|-s ../a")'
 test_expect_success 'ls-files with core.quotePath=false' '
 	(cd repo && compare -c core.quotepath=false ls-files -s)'
+test_expect_success 'ls-files --abbrev follows core.abbrev' '
+	(cd repo && compare -c core.abbrev=12 ls-files -s --abbrev &&
+	 compare -c core.abbrev=12 ls-files -s --abbrev=5 && compare ls-files -s --no-abbrev)'
 
 test_expect_success 'ls-files -m: racy entry with the same size is checked by content' '
 	git init -q racy && cd racy && echo one >f && echo two >g && git add f g &&

@@ -8,11 +8,12 @@
  * test each disturbance vector's conditions on all lanes together (one
  * ternary-logic instruction per condition, no branches).
  *
- * Then the SHA extensions compress the 16 blocks; a block whose mask is not
- * empty (about one in 28 with the W[35..65] conditions) has its input chaining value kept and goes
- * through fgit_sha1dc_recheck(), the same software recompression the
- * portable detector uses (states before steps 56-68 taken from SHA-NI
- * rounds), so both paths agree exactly.
+ * Then the SHA extensions compress the 16 blocks; for a block whose mask
+ * is not empty (about one in 17) the input and output chaining values are
+ * kept, and each flagged (block, DV) pair is queued for the recompression,
+ * sixteen pairs at a time in AVX-512 lanes (sha1dc_batch.c), or one by one
+ * in the portable code's recheck (states before steps 56-68 from SHA-NI
+ * rounds); both compute what the portable detector does, bit for bit.
  *
  * Interleaving the check with the SHA-NI rounds in one instruction stream
  * does not pay here: sha1rnds4 and friends exist only in legacy SSE
@@ -20,7 +21,14 @@
  * (measured, TSC ticks per block, best of 300 in-cache runs: 1100 without
  * vzeroupper, 236-326 with it, against 218 for check-then-compress; again
  * with the final branch-free check cut into 16 slices: 178-190 interleaved
- * against 145 sequential, plain SHA-NI 104).  What does pay is a second core:
+ * against 145 sequential, plain SHA-NI 104).  Registers zmm16-31 avoid the
+ * transition (legacy SSE only sees the upper state of registers 0-15), but
+ * the extra work still does not hide behind the SHA-NI latency: filler
+ * instructions in an SHA-NI loop cost 0.5-0.9 ticks per 512-bit instruction
+ * and 0.2-0.27 per 256-bit one (2026-12-01, inline-asm filler on ymm/zmm16+),
+ * against ~0.6 per 512-bit instruction for the check run on its own.  So
+ * one thread pays SHA-NI plus the check (~88 + ~35 ticks per block; the
+ * batched recompression adds ~3.5).  What does pay is a second core:
  * for big inputs a helper thread runs the check ahead of the SHA-NI thread
  * and the rechecks behind it (chunks_threaded below).
  *
@@ -206,26 +214,77 @@ static uint32_t check16(struct ubc_work *w, const unsigned char *data, unsigned 
 	}
 }
 
-/* Recheck the flagged blocks of a compressed chunk; ihv[b] = input of block b. */
-static int recheck_chunk(const unsigned char *data, unsigned cnt, const uint32_t *masks,
-			 uint32_t ihv[17][5], uint64_t *flagged)
+/*
+ * Flagged (block, DV) pairs wait here until sixteen can be recompressed at
+ * once (sha1dc_batch.c: ~58 TSC ticks per pair against ~490 for the scalar
+ * recheck of one block, measured on the development Xeon).  Blocks are
+ * pointers into the caller's data, valid until the detecting call returns,
+ * which runs what is left.
+ */
+struct batch {
+	unsigned n;
+	int found;
+	struct fgit_sha1dc_job job[16];
+};
+
+/*
+ * A single pair costs less in scalar code (the vector kernel always runs
+ * all sixteen lanes); so does every pair without AVX-512 (or with the
+ * check forced to AVX2 or scalar, which tests use to cover this path).
+ */
+#define BATCH_MIN 2
+
+static void batch_run(struct batch *bt)
+{
+	uint32_t other[16][5];
+	unsigned i, hits = 0;
+
+	if (!bt->n)
+		return;
+	if (bt->n < BATCH_MIN ||
+	    atomic_load_explicit(&check_kind, memory_order_relaxed) != CHECK_AVX512 ||
+	    fgit_sha1dc_other_ihv16(other, bt->job, bt->n)) {
+		for (i = 0; i < bt->n; i++) {
+			const struct fgit_sha1dc_job *j = &bt->job[i];
+			uint32_t W[80], states[FGIT_SHA1DC_NSTATES][5];
+			/* SHA-NI gives the saved states faster than 68 scalar steps. */
+			fgit_sha1_shani_states(j->in, j->block, states);
+			fgit_sha1dc_expand(W, j->block);
+			bt->found |= fgit_sha1dc_recheck(W, j->in, j->out, 1u << j->dv,
+							 (const uint32_t (*)[5])states);
+		}
+		bt->n = 0;
+		return;
+	}
+	for (i = 0; i < bt->n; i++)
+		hits += !memcmp(other[i], bt->job[i].out, sizeof(other[i]));
+	fgit_sha1dc_count(0, 0, bt->n, hits);
+	bt->found |= hits != 0;
+	bt->n = 0;
+}
+
+/* Queue the flagged blocks of a compressed chunk; ihv[b] = input of block b. */
+static void recheck_chunk(struct batch *bt, const unsigned char *data, unsigned cnt,
+			  const uint32_t *masks, uint32_t ihv[17][5], uint64_t *flagged)
 {
 	unsigned b;
-	int found = 0;
 
 	for (b = 0; b < cnt; b++) {
-		uint32_t W[80];
-		uint32_t states[FGIT_SHA1DC_NSTATES][5];
-		if (!masks[b])
+		uint32_t mask = masks[b];
+		if (!mask)
 			continue;
-		/* SHA-NI gives the saved states faster than 68 scalar steps. */
-		fgit_sha1_shani_states(ihv[b], data + 64 * b, states);
-		fgit_sha1dc_expand(W, data + 64 * b);
-		found |= fgit_sha1dc_recheck(W, ihv[b], ihv[b + 1], masks[b],
-					     (const uint32_t (*)[5])states);
 		(*flagged)++;
+		while (mask) {
+			struct fgit_sha1dc_job *j = &bt->job[bt->n];
+			j->block = data + 64 * b;
+			memcpy(j->in, ihv[b], sizeof(j->in));
+			memcpy(j->out, ihv[b + 1], sizeof(j->out));
+			j->dv = __builtin_ctz(mask);
+			mask &= mask - 1;
+			if (++bt->n == 16)
+				batch_run(bt);
+		}
 	}
-	return found;
 }
 
 /*
@@ -246,6 +305,7 @@ struct pipe {
 	_Atomic size_t rechecked;	/* chunks fully checked */
 	int found;
 	uint64_t flagged;
+	struct batch batch;	/* the helper's */
 	struct ubc_work *work;	/* the helper's, 64-byte aligned */
 	uint64_t helper_ns;	/* helper's CPU time, waits excluded */
 };
@@ -286,8 +346,8 @@ static void catch_up(struct pipe *p, size_t *done, size_t limit)
 		avail = limit;
 	for (; *done < avail; (*done)++) {
 		size_t slot = *done % RING;
-		p->found |= recheck_chunk(p->data + 1024 * *done, 16, p->masks[slot],
-					  p->ihv[slot], &p->flagged);
+		recheck_chunk(&p->batch, p->data + 1024 * *done, 16, p->masks[slot],
+			      p->ihv[slot], &p->flagged);
 		atomic_store_explicit(&p->rechecked, *done + 1, memory_order_release);
 	}
 }
@@ -314,6 +374,8 @@ static void *helper(void *arg)
 	}
 	waited += wait_until(&p->compressed, p->nchunks);
 	catch_up(p, &done, p->nchunks);
+	batch_run(&p->batch);
+	p->found = p->batch.found;
 	p->helper_ns = thread_cpu_ns() - t0 - waited;
 	return NULL;
 }
@@ -395,8 +457,8 @@ int fgit_sha1dc_ubc_multi(uint32_t *masks, const unsigned char *data, unsigned c
 }
 
 /* Up to 16 blocks, check first (vector or scalar), then compress. */
-static int tail_blocks(uint32_t h[5], const unsigned char *data, unsigned cnt,
-		       uint64_t *flagged)
+static void tail_blocks(struct batch *bt, uint32_t h[5], const unsigned char *data,
+			unsigned cnt, uint64_t *flagged)
 {
 	uint32_t masks[16], ihv[17][5], any = 0;
 	unsigned b;
@@ -416,10 +478,10 @@ static int tail_blocks(uint32_t h[5], const unsigned char *data, unsigned cnt,
 		any |= masks[b];
 	if (!any) {
 		fgit_sha1_blocks_shani(h, data, cnt);
-		return 0;
+		return;
 	}
 	fgit_sha1_blocks_shani_ihv(h, data, cnt, ihv);
-	return recheck_chunk(data, cnt, masks, ihv, flagged);
+	recheck_chunk(bt, data, cnt, masks, ihv, flagged);
 }
 
 /*
@@ -432,8 +494,11 @@ static int tail_blocks(uint32_t h[5], const unsigned char *data, unsigned cnt,
 int fgit_sha1dc_blocks_fast(uint32_t h[5], const unsigned char *data, size_t nblocks)
 {
 	uint64_t flagged = 0, total = nblocks;
+	struct batch bt;
 	int found = 0;
 
+	bt.n = 0;
+	bt.found = 0;
 	pthread_once(&check_once, choose_check);
 	if (check_kind != CHECK_SCALAR && nblocks >= THREAD_MIN_BLOCKS && use_threads()) {
 		size_t nchunks = nblocks / 16;
@@ -446,12 +511,13 @@ int fgit_sha1dc_blocks_fast(uint32_t h[5], const unsigned char *data, size_t nbl
 	}
 	while (nblocks) {
 		unsigned cnt = nblocks < 16 ? (unsigned)nblocks : 16;
-		found |= tail_blocks(h, data, cnt, &flagged);
+		tail_blocks(&bt, h, data, cnt, &flagged);
 		data += 64 * (size_t)cnt;
 		nblocks -= cnt;
 	}
+	batch_run(&bt);
 	fgit_sha1dc_count(total, flagged, 0, 0);
-	return found;
+	return found | bt.found;
 }
 #else
 void fgit_sha1dc_set_threads(int on)

@@ -1,0 +1,7 @@
+# Issue 5: -i literal, worktree (target <= 0.7).
+title='grep -i literal, worktree'
+corpus=kernel
+dir='$CORPUS/linux'
+cmd='@GIT@ grep -i initramfs_root_uid'
+runs=5
+warmup=1

@@ -1,0 +1,7 @@
+# Issue 5: 'a.*b' counting, tree-ish (target <= 0.5).
+title="grep -c 'a.*b' HEAD~1"
+corpus=kernel-grep
+dir='$CORPUS/linux.git'
+cmd='@GIT@ grep -c "a.*b" HEAD~1'
+runs=3
+warmup=1

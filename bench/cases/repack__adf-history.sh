@@ -1,0 +1,11 @@
+# Issue 6: repack -adf of the history (every delta searched again), in a
+# copy on tmpfs (made outside the timing).  git also writes a .bitmap here (bare repository,
+# repack.writeBitmaps default); fgit does not write bitmaps yet.
+title='repack -adf, history'
+corpus=history
+dir='$BENCH_SHM'
+prepare='rm -rf "$BENCH_SHM/rp.git" && cp -r "$CORPUS/history.git" "$BENCH_SHM/rp.git"'
+cmd='@GIT@ -C "$BENCH_SHM/rp.git" repack -adf -q'
+check=none
+runs=3
+warmup=0

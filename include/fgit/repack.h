@@ -1,0 +1,69 @@
+/*
+ * Repacking a repository in-process (what `git repack` does through a
+ * pack-objects child): everything reachable from refs, reflogs and the
+ * index is walked and packed by lib/pack/objects.c, old packs and packed
+ * loose objects removed, and the files dumb transports read
+ * (objects/info/packs, info/refs) updated.  Also update-server-info and
+ * prune-packed on their own.
+ *
+ * Not thread-safe against other writers of the same repository beyond
+ * what git itself guarantees (packs are renamed into place before old
+ * ones are deleted).
+ */
+#ifndef FGIT_REPACK_H
+#define FGIT_REPACK_H
+
+#include "pack.h"
+
+struct fgit_repo;
+struct fgit_index;
+struct fgit_odb;
+
+struct fgit_repack_options {
+	unsigned int version;		/* FGIT_REPACK_OPTIONS_VERSION */
+	int all;			/* -a: everything into one pack */
+	int loosen_unreachable;		/* -A: like -a, objects of deleted packs
+					 * that the new pack lacks become loose */
+	int delete_redundant;		/* -d */
+	int local;			/* -l: --local to pack-objects */
+	int update_server_info;		/* not -n */
+	int write_rev;			/* pack.writeReverseIndex */
+	/* the index whose objects count as reachable (git's --indexed-objects);
+	 * NULL: <git dir>/index */
+	const struct fgit_index *index;
+	/* window, depth, threads, reuse, compression, progress */
+	struct fgit_pack_objects_options pack;
+};
+#define FGIT_REPACK_OPTIONS_VERSION 1
+#define FGIT_REPACK_OPTIONS_INIT \
+	{ FGIT_REPACK_OPTIONS_VERSION, 0, 0, 0, 0, 1, 0, NULL, FGIT_PACK_OBJECTS_OPTIONS_INIT }
+
+struct fgit_repack_result {
+	char pack[FGIT_MAX_HEXSZ + 1];	/* hash of the pack written; "" if none */
+	struct fgit_pack_objects_stats stats;
+};
+
+/*
+ * Repack.  1 if there was nothing new to pack (git's "Nothing new to
+ * pack."), 0 when a pack was written, negative on error (nothing removed
+ * then).  Kept packs (.keep) are honoured: their objects are not
+ * repacked and they are never removed.
+ */
+int fgit_repack(struct fgit_repack_result *out, struct fgit_repo *repo,
+		const struct fgit_repack_options *opts);
+
+/*
+ * git prune-packed: remove loose objects that are also in a local pack,
+ * and fanout directories left empty.  dry_run: only count.  *removed
+ * (may be NULL) gets the count.
+ */
+int fgit_prune_packed(size_t *removed, struct fgit_odb *odb, int dry_run);
+
+/*
+ * git update-server-info: info/refs (each ref under refs/ and, for tags,
+ * the peeled id as "<ref>^{}") and objects/info/packs.  force: rewrite
+ * even when unchanged.
+ */
+int fgit_update_server_info(struct fgit_repo *repo, int force);
+
+#endif

@@ -1,0 +1,591 @@
+/*
+ * Staging files (see include/fgit/add.h).
+ *
+ * Two phases.  The parallel phase does everything that touches the file
+ * system or burns CPU, one path per job, on every core: lstat, the stat
+ * comparison against a snapshot of the old entry (taken before any thread
+ * starts, so nobody reads the index while it changes), read(), the
+ * to-git conversion, collision-detecting SHA-1, deflate and the loose
+ * object write.  The sequential phase then walks the jobs in order on the
+ * calling thread and applies them to the index: the only writer.
+ *
+ * Small files are read() into a buffer sized from lstat (seed 000: read
+ * beats mmap for small files); the object is named and stored from that
+ * one private copy.  A file that changes size under us is an error, as a
+ * short read is in git.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include "fgit/add.h"
+#include "fgit/attr.h"
+#include "fgit/buf.h"
+#include "fgit/common.h"
+#include "fgit/hash.h"
+#include "fgit/index.h"
+#include "fgit/object.h"
+#include "fgit/odb.h"
+#include "fgit/pathspec.h"
+#include "fgit/refs.h"
+#include "fgit/thread.h"
+
+enum result {
+	R_NOTHING = 0,		/* unchanged */
+	R_SAME,			/* stat data changed, content the same */
+	R_ADDED,
+	R_REMOVED,
+	R_FAILED,
+	R_EMBEDDED,		/* a new gitlink */
+	R_FATAL,		/* git dies of this one */
+};
+
+struct job {
+	const char *path;
+	int tracked;
+	struct fgit_index_entry old;	/* header only: path is not copied */
+	/* results */
+	enum result res;
+	struct fgit_index_entry *e;
+	char *msgs;			/* "W<msg>\0" / "E<msg>\0" records, or NULL */
+	size_t msgs_len;
+	char *err;
+};
+
+struct run {
+	const struct fgit_add_options *o;
+	struct job *jobs;
+	struct fgit_buf *fs;		/* per worker: workdir + "/" */
+	struct fgit_buf *data;		/* per worker: file content */
+	struct fgit_buf *conv;		/* per worker: converted content */
+	size_t fs_base;
+	struct fgit_oid empty_blob;
+	const struct fgit_index *idx;
+	int algo;
+	int fatal;			/* a negative error that stops everything */
+};
+
+struct msg_ctx {
+	struct job *j;
+	char kind;
+};
+
+static void add_msg(struct job *j, char kind, const char *msg)
+{
+	size_t n = strlen(msg) + 2;
+	char *p = realloc(j->msgs, j->msgs_len + n);
+	if (!p)
+		return;
+	p[j->msgs_len] = kind;
+	memcpy(p + j->msgs_len + 1, msg, n - 1);
+	j->msgs = p;
+	j->msgs_len += n;
+}
+
+struct hook_ctx {
+	struct run *rn;
+	struct job *j;
+};
+
+static void conv_warn(const char *msg, void *payload)
+{
+	add_msg(((struct hook_ctx *)payload)->j, 'W', msg);
+}
+
+static void conv_error(const char *msg, void *payload)
+{
+	add_msg(((struct hook_ctx *)payload)->j, 'E', msg);
+}
+
+/* text=auto: content staged with a CR stays as it is.  The index is not
+ * modified during the parallel phase, so reading it here is safe. */
+static int index_has_cr(const char *path, void *payload)
+{
+	struct hook_ctx *hc = payload;
+	enum fgit_object_type type;
+	void *buf = NULL;
+	size_t size;
+	int has;
+
+	if (!hc->j->tracked || hc->j->old.stage || !hc->rn->o->odb)
+		return 0;
+	if (fgit_odb_read(&buf, &size, &type, hc->rn->o->odb, &hc->j->old.oid) < 0) {
+		fgit_error_clear();
+		return 0;
+	}
+	has = type == FGIT_OBJ_BLOB && memchr(buf, '\r', size) != NULL;
+	free(buf);
+	return has;
+}
+
+static void fail(struct job *j, const char *fmt, const char *a, const char *b)
+{
+	struct fgit_buf m = FGIT_BUF_INIT;
+	fgit_buf_addf(&m, fmt, a, b);
+	j->err = fgit_buf_detach(&m, NULL);
+	j->res = R_FAILED;
+}
+
+static int read_exact(int fd, char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = read(fd, buf, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* The HEAD commit of the repository in directory fspath, for a gitlink. */
+static int gitlink_head(struct fgit_oid *out, const char *fspath, int algo)
+{
+	struct fgit_buf gd = FGIT_BUF_INIT;
+	struct fgit_refdb *db = NULL;
+	int r;
+
+	fgit_buf_addf(&gd, "%s/.git", fspath);
+	if ((r = fgit_refdb_open(&db, gd.ptr, gd.ptr, algo)) == 0)
+		r = fgit_refdb_resolve(out, NULL, NULL, db, "HEAD");
+	fgit_refdb_free(db);
+	fgit_buf_release(&gd);
+	return r;
+}
+
+static void do_job(struct run *rn, struct job *j, int worker)
+{
+	const struct fgit_add_options *o = rn->o;
+	struct fgit_buf *fs = &rn->fs[worker], *data = &rn->data[worker];
+	struct fgit_index_entry *e = NULL;
+	struct stat st;
+	const char *content;
+	size_t len;
+	int r;
+
+	fgit_buf_setlen(fs, rn->fs_base);
+	fgit_buf_adds(fs, j->path);
+	if (lstat(fs->ptr, &st)) {
+		if (o->flags & FGIT_ADD_REFRESH_ONLY)
+			return;
+		if (j->tracked && (errno == ENOENT || errno == ENOTDIR)) {
+			j->res = (o->flags & FGIT_ADD_IGNORE_REMOVAL) ? R_NOTHING : R_REMOVED;
+			return;
+		}
+		fail(j, "unable to stat '%s': %s", j->path, strerror(errno));
+		return;
+	}
+	if (j->tracked && !j->old.stage &&
+	    !(j->old.flags & FGIT_INDEX_INTENT_TO_ADD)) {
+		struct fgit_wt_stat_options so = o->stat;
+		so.stat_only = 1;
+		if (!fgit_worktree_stat_differs(&j->old, &st, &so) &&
+		    !fgit_index_entry_is_racy(rn->idx, &j->old))
+			return;		/* R_NOTHING */
+		if ((j->old.flags & FGIT_INDEX_ASSUME_VALID))
+			return;
+	}
+	if ((o->flags & FGIT_ADD_REFRESH_ONLY) &&
+	    (!j->tracked || j->old.stage || (j->old.flags & FGIT_INDEX_INTENT_TO_ADD) ||
+	     S_ISDIR(st.st_mode)))
+		return;
+	if (S_ISDIR(st.st_mode)) {
+		if (j->tracked && (j->old.mode & 0170000) != 0160000) {
+			/* a file replaced by a directory: the file is gone */
+			j->res = (o->flags & FGIT_ADD_IGNORE_REMOVAL) ? R_NOTHING : R_REMOVED;
+			return;
+		}
+		if (fgit_index_entry_new(&e, j->path, strlen(j->path)) < 0) {
+			fail(j, "%s%s", fgit_error_last(), "");
+			return;
+		}
+		if (gitlink_head(&e->oid, fs->ptr, rn->algo) < 0) {
+			fgit_index_entry_free(e);
+			fgit_error_clear();
+			fail(j, "'%s/' does not have a commit checked out", j->path, NULL);
+			return;
+		}
+		fgit_worktree_fill_stat(e, &st, &o->stat);
+		e->mode = 0160000;
+		j->e = e;
+		j->res = j->tracked ? R_ADDED : R_EMBEDDED;
+		if (j->tracked && fgit_oid_equal(&e->oid, &j->old.oid))
+			j->res = R_SAME;
+		return;
+	}
+	/* add -N leaves tracked content alone (git's ADD_CACHE_NEW_ONLY) */
+	if (j->tracked && (o->flags & FGIT_ADD_INTENT_TO_ADD))
+		return;
+	if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
+		fail(j, "%s: can only add regular files, symbolic links or git-directories",
+		     j->path, NULL);
+		return;
+	}
+	if (fgit_index_entry_new(&e, j->path, strlen(j->path)) < 0) {
+		fail(j, "%s%s", fgit_error_last(), "");
+		return;
+	}
+	if (j->tracked)
+		e->mode = j->old.mode;
+	fgit_worktree_fill_stat(e, &st, &o->stat);
+	e->flags = FGIT_ADD_UPTODATE;
+	if (!j->tracked && (o->flags & FGIT_ADD_INTENT_TO_ADD)) {
+		/* git records no stat data for these, only the mode */
+		unsigned int mode = e->mode;
+		memset(e, 0, offsetof(struct fgit_index_entry, oid));
+		e->mode = mode;
+		e->flags = 0;
+		e->oid = rn->empty_blob;
+		if (!(o->flags & (FGIT_ADD_DRY_RUN | FGIT_ADD_HASH_ONLY)) &&
+		    fgit_odb_write(&e->oid, o->odb, FGIT_OBJ_BLOB, "", 0) < 0) {
+			fail(j, "%s%s", fgit_error_last(), "");
+			goto fail;
+		}
+		e->flags = FGIT_INDEX_INTENT_TO_ADD;
+		j->e = e;
+		j->res = R_ADDED;
+		return;
+	}
+	fgit_buf_reset(data);
+	if (S_ISLNK(st.st_mode)) {
+		ssize_t n;
+		size_t cap = st.st_size > 0 ? (size_t)st.st_size + 1 : 256;
+		if (fgit_buf_grow(data, cap) < 0 ||
+		    (n = readlink(fs->ptr, data->ptr, cap)) < 0) {
+			fail(j, "readlink(\"%s\"): %s", j->path, strerror(errno));
+			goto fail;
+		}
+		fgit_buf_setlen(data, (size_t)n);
+		content = data->ptr;
+		len = data->len;
+	} else {
+		int fd = open(fs->ptr, O_RDONLY | O_CLOEXEC);
+		size_t size = (size_t)st.st_size;
+
+		if (fd < 0) {
+			fail(j, "open(\"%s\"): %s", j->path, strerror(errno));
+			goto fail;
+		}
+		if ((off_t)size != st.st_size || fgit_buf_grow(data, size) < 0) {
+			close(fd);
+			fail(j, "%s: file too large to index%s", j->path, "");
+			goto fail;
+		}
+		if (read_exact(fd, data->ptr, size) < 0) {
+			close(fd);
+			fail(j, "read error while indexing %s%s", j->path, "");
+			goto fail;
+		}
+		close(fd);
+		fgit_buf_setlen(data, size);
+		content = data->ptr;
+		len = size;
+		if (o->attrs) {
+			struct fgit_conv_attrs ca;
+			struct hook_ctx hc = { rn, j };
+			struct fgit_conv_hooks hooks = {
+				.index_has_cr = index_has_cr, .warn = conv_warn,
+				.error = conv_error, .payload = &hc,
+			};
+			if (fgit_convert_attrs_lookup(&ca, o->attrs, o->config, j->path) < 0) {
+				fail(j, "%s%s", fgit_error_last(), "");
+				goto fail;
+			}
+			if (fgit_convert_may_change(&ca, &o->conv)) {
+				struct fgit_buf *cv = &rn->conv[worker];
+				r = fgit_convert_to_git(cv, j->path, content, len, &ca, &o->conv,
+							(o->flags & (FGIT_ADD_DRY_RUN | FGIT_ADD_HASH_ONLY | FGIT_ADD_REFRESH_ONLY))
+							? 0 : FGIT_CONV_CHECK_ROUNDTRIP, &hooks);
+				if (r == FGIT_ENOTSUPP) {
+					rn->fatal = r;
+					goto fail;
+				}
+				if (r < 0) {
+					/* a required filter, core.safecrlf=true: git dies */
+					fail(j, "%s%s", fgit_error_last(), "");
+					j->res = R_FATAL;
+					goto fail;
+				}
+				if (r > 0) {
+					content = cv->ptr;
+					len = cv->len;
+				}
+			}
+		}
+	}
+	if (o->flags & (FGIT_ADD_DRY_RUN | FGIT_ADD_HASH_ONLY | FGIT_ADD_REFRESH_ONLY))
+		r = fgit_hash_object(&e->oid, rn->algo, FGIT_OBJ_BLOB, content, len);
+	else
+		r = fgit_odb_write(&e->oid, o->odb, FGIT_OBJ_BLOB, content, len);
+	if (r < 0) {
+		fail(j, "%s%s", fgit_error_last(), "");
+		goto fail;
+	}
+	j->e = e;
+	j->res = R_ADDED;
+	if (j->tracked && !j->old.stage && fgit_oid_equal(&e->oid, &j->old.oid) &&
+	    e->mode == j->old.mode && !(j->old.flags & FGIT_INDEX_INTENT_TO_ADD))
+		j->res = R_SAME;
+	if ((o->flags & FGIT_ADD_REFRESH_ONLY) && j->res != R_SAME) {
+		j->e = NULL;
+		j->res = R_NOTHING;
+		goto fail;
+	}
+	if (j->res == R_SAME)
+		e->flags |= j->old.flags & FGIT_INDEX_ONDISK_FLAGS;
+	return;
+fail:
+	fgit_index_entry_free(e);
+}
+
+static int work(size_t begin, size_t end, int worker, void *payload)
+{
+	struct run *rn = payload;
+	size_t i;
+
+	for (i = begin; i < end && !rn->fatal; i++)
+		do_job(rn, &rn->jobs[i], worker);
+	return 0;
+}
+
+/* Hand a job's messages to the report callback, in order. */
+static int report_msgs(const struct fgit_add_options *o, struct job *j)
+{
+	size_t off = 0;
+	int r;
+
+	while (off < j->msgs_len) {
+		const char *m = j->msgs + off;
+		size_t n = strlen(m);
+		if (o->report && (r = o->report(m[0] == 'W' ? FGIT_ADD_WARNING : FGIT_ADD_ERROR,
+						j->path, m + 1, o->payload)))
+			return r;
+		off += n + 1;
+	}
+	return 0;
+}
+
+int fgit_add_paths(struct fgit_index *idx, const char *const *paths, size_t n,
+		   const struct fgit_add_options *o, int *changed_out)
+{
+	struct run rn;
+	int threads = o->threads, ret = 0, changed = 0, append;
+	size_t i;
+
+	memset(&rn, 0, sizeof(rn));
+	rn.o = o;
+	rn.idx = idx;
+	rn.algo = fgit_index_algo(idx);
+	if (changed_out)
+		*changed_out = 0;
+	if (!n)
+		return 0;
+	if (threads <= 0)
+		threads = fgit_online_cpus();
+	/* thread start-up costs more than a few files take */
+	if (n < 16)
+		threads = 1;
+	rn.jobs = calloc(n, sizeof(*rn.jobs));
+	rn.fs = calloc((size_t)threads, sizeof(*rn.fs));
+	rn.data = calloc((size_t)threads, sizeof(*rn.data));
+	rn.conv = calloc((size_t)threads, sizeof(*rn.conv));
+	if (!rn.jobs || !rn.fs || !rn.data || !rn.conv) {
+		ret = fgit_error_set(FGIT_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((ret = fgit_hash_object(&rn.empty_blob, rn.algo, FGIT_OBJ_BLOB, "", 0)) < 0)
+		goto out;
+	for (i = 0; i < (size_t)threads; i++) {
+		fgit_buf_init(&rn.fs[i], 256);
+		fgit_buf_init(&rn.data[i], 0);
+		fgit_buf_init(&rn.conv[i], 0);
+		fgit_buf_adds(&rn.fs[i], o->workdir);
+		fgit_buf_addch(&rn.fs[i], '/');
+	}
+	rn.fs_base = rn.fs[0].len;
+	for (i = 0; i < n; i++) {
+		size_t pos;
+		struct job *j = &rn.jobs[i];
+		j->path = paths[i];
+		if (fgit_index_find_any_stage(&pos, idx, paths[i], strlen(paths[i]))) {
+			j->tracked = 1;
+			memcpy(&j->old, fgit_index_get(idx, pos), sizeof(j->old));
+		}
+	}
+	fgit_error_clear();
+	if ((ret = fgit_parallel_for(n, 0, threads, work, &rn)) < 0)
+		goto out;
+	if (rn.fatal) {
+		ret = rn.fatal;
+		goto out;
+	}
+
+	/* a whole tree into an empty index: append, sort once */
+	append = fgit_index_entrycount(idx) == 0;
+	for (i = 0; i < n; i++) {
+		struct job *j = &rn.jobs[i];
+		enum fgit_add_event ev = 0;
+
+		if (j->msgs && (ret = report_msgs(o, j)))
+			goto out;
+		switch (j->res) {
+		case R_NOTHING:
+			continue;
+		case R_FAILED:
+			if (o->report && (ret = o->report(FGIT_ADD_FAILED, j->path, j->err,
+							  o->payload)))
+				goto out;
+			continue;
+		case R_FATAL:
+			if (o->report)
+				o->report(FGIT_ADD_FATAL, j->path, j->err, o->payload);
+			ret = fgit_error_set(FGIT_ERROR, "%s", j->err);
+			goto out;
+		case R_REMOVED:
+			ev = FGIT_ADD_REMOVED;
+			if (!(o->flags & FGIT_ADD_DRY_RUN)) {
+				fgit_index_remove_path(idx, j->path);
+				fgit_error_clear();
+				changed = 1;
+			}
+			break;
+		case R_SAME:
+		case R_ADDED:
+		case R_EMBEDDED:
+			ev = j->res == R_EMBEDDED ? FGIT_ADD_EMBEDDED : FGIT_ADD_ADDED;
+			if (o->flags & FGIT_ADD_DRY_RUN) {
+				if (j->res == R_SAME)
+					continue;
+				break;
+			}
+			if (append) {
+				ret = fgit_index_append(idx, j->e);
+			} else {
+				ret = fgit_index_add_ex(idx, j->e, FGIT_INDEX_ADD_OK_TO_REPLACE);
+			}
+			j->e = NULL;
+			if (ret < 0)
+				goto out;
+			changed = 1;
+			if (j->res == R_SAME)
+				continue;
+			break;
+		}
+		if (o->report && (ret = o->report(ev, j->path, NULL, o->payload)))
+			goto out;
+	}
+	if (append && changed && (ret = fgit_index_sort(idx)) < 0)
+		goto out;
+	if (changed_out)
+		*changed_out = changed;
+out:
+	if (rn.jobs) {
+		for (i = 0; i < n; i++) {
+			fgit_index_entry_free(rn.jobs[i].e);
+			free(rn.jobs[i].msgs);
+			free(rn.jobs[i].err);
+		}
+	}
+	for (i = 0; rn.fs && i < (size_t)threads; i++) {
+		fgit_buf_release(&rn.fs[i]);
+		fgit_buf_release(&rn.data[i]);
+		fgit_buf_release(&rn.conv[i]);
+	}
+	free(rn.jobs);
+	free(rn.fs);
+	free(rn.data);
+	free(rn.conv);
+	return ret;
+}
+
+int fgit_add_tracked_paths(const char ***out, size_t *nout, const struct fgit_index *idx,
+			   const struct fgit_pathspec *ps, unsigned char *seen)
+{
+	size_t i, n = fgit_index_entrycount(idx), k = 0, bytes = 0, np;
+	const char **list;
+	char *p;
+	unsigned char *tmp = NULL;
+
+	np = ps ? fgit_pathspec_count(ps) : 0;
+	if (seen && np && !(tmp = calloc(np, 1)))
+		return fgit_error_set(FGIT_ENOMEM, "out of memory");
+	for (i = 0; i < n; i++)
+		bytes += fgit_index_get(idx, i)->path_len + 1;
+	if (n > (SIZE_MAX - bytes) / sizeof(*list) - 1) {
+		free(tmp);
+		return fgit_error_set(FGIT_ENOMEM, "out of memory");
+	}
+	list = malloc((n + 1) * sizeof(*list) + bytes);
+	if (!list) {
+		free(tmp);
+		return fgit_error_set(FGIT_ENOMEM, "out of memory");
+	}
+	p = (char *)(list + n + 1);
+	for (i = 0; i < n; i++) {
+		const struct fgit_index_entry *e = fgit_index_get(idx, i);
+		if (k && !strcmp(list[k - 1], e->path))
+			continue;	/* another stage of the same path */
+		if (ps) {
+			if (tmp)
+				memset(tmp, 0, np);
+			if (!fgit_pathspec_match(ps, e->path, e->path_len, 0, tmp))
+				continue;
+			if (tmp)
+				for (size_t s = 0; s < np; s++)
+					seen[s] |= tmp[s];
+		}
+		if (e->flags & FGIT_INDEX_SKIP_WORKTREE)
+			continue;
+		memcpy(p, e->path, e->path_len + 1);
+		list[k++] = p;
+		p += e->path_len + 1;
+	}
+	list[k] = NULL;
+	free(tmp);
+	*out = list;
+	*nout = k;
+	return 0;
+}
+
+size_t fgit_add_smudge_racy(struct fgit_index *idx, const char *workdir,
+			    const struct fgit_wt_stat_options *so)
+{
+	struct fgit_buf fs = FGIT_BUF_INIT;
+	struct fgit_wt_stat_options o = *so;
+	size_t i, n = fgit_index_entrycount(idx), base, smudged = 0;
+
+	fgit_buf_adds(&fs, workdir);
+	fgit_buf_addch(&fs, '/');
+	base = fs.len;
+	o.stat_only = 1;
+	for (i = 0; i < n; i++) {
+		struct fgit_index_entry *e = fgit_index_get_mut(idx, i);
+		struct fgit_oid oid;
+		struct stat st;
+
+		if ((e->flags & FGIT_ADD_UPTODATE) || !fgit_index_entry_is_racy(idx, e))
+			continue;
+		fgit_buf_setlen(&fs, base);
+		fgit_buf_adds(&fs, e->path);
+		if (lstat(fs.ptr, &st) || fgit_worktree_stat_differs(e, &st, &o))
+			continue;
+		if (fgit_worktree_hash_file(&oid, fs.ptr, &st, o.algo) < 0) {
+			fgit_error_clear();
+			continue;
+		}
+		if (!fgit_oid_equal(&oid, &e->oid)) {
+			e->size = 0;
+			smudged++;
+		}
+	}
+	if (smudged)
+		fgit_index_mark_changed(idx);
+	fgit_buf_release(&fs);
+	return smudged;
+}

@@ -1,0 +1,470 @@
+/*
+ * git repack, in-process: no pack-objects child and no pipe of object
+ * names (seed 003: the fastest pipe is none).  The walk of refs, reflogs
+ * and index feeds the packer directly; the new pack is renamed into place
+ * (pack, rev, idx: the idx last, so readers never see an idx without its
+ * pack) before any old pack is deleted.  Then prune-packed and
+ * update-server-info, as git's repack runs them.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <unistd.h>
+#include "fgit/buf.h"
+#include "fgit/common.h"
+#include "fgit/index.h"
+#include "fgit/lockfile.h"
+#include "fgit/object.h"
+#include "fgit/odb.h"
+#include "fgit/pack.h"
+#include "fgit/refs.h"
+#include "fgit/repack.h"
+#include "fgit/repo.h"
+#include "fgit/revwalk.h"
+
+struct old_pack {
+	char *path;		/* .../pack-<hash>.pack */
+	int kept;
+};
+
+static int has_suffix(const char *s, const char *suf)
+{
+	size_t a = strlen(s), b = strlen(suf);
+	return a >= b && !strcmp(s + a - b, suf);
+}
+
+/* path with ".pack" replaced by ext (malloc'd). */
+static char *sibling(const char *pack_path, const char *ext)
+{
+	size_t n = strlen(pack_path);
+	char *s = malloc(n + strlen(ext) + 1);
+	if (!s)
+		return NULL;
+	memcpy(s, pack_path, n - 5);
+	strcpy(s + n - 5, ext);
+	return s;
+}
+
+static void remove_pack_files(const char *pack_path)
+{
+	static const char *const exts[] = { ".idx", ".rev", ".bitmap", ".promisor", ".mtimes",
+					    ".pack" };
+	size_t i;
+	/* the idx first: readers then no longer find the pack */
+	for (i = 0; i < sizeof(exts) / sizeof(*exts); i++) {
+		char *p = sibling(pack_path, exts[i]);
+		if (p)
+			unlink(p);
+		free(p);
+	}
+}
+
+struct loosen_ctx {
+	struct fgit_odb *odb;
+	struct fgit_packer *pk;
+	struct timeval mtime[2];
+	int ret;
+};
+
+static int loosen_cb(const struct fgit_idx_entry *e, int has_crc, void *payload)
+{
+	struct loosen_ctx *c = payload;
+	char hex[FGIT_MAX_HEXSZ + 1], path[4096];
+	void *buf;
+	size_t len;
+	enum fgit_object_type type;
+	struct fgit_oid oid;
+	int ret;
+
+	if (fgit_packer_contains(c->pk, &e->oid))
+		return 0;
+	fgit_oid_to_hex(hex, &e->oid);
+	snprintf(path, sizeof(path), "%s/%.2s/%s", fgit_odb_path(c->odb), hex, hex + 2);
+	if (!access(path, F_OK))
+		return 0;
+	if ((ret = fgit_odb_read(&buf, &len, &type, c->odb, &e->oid)) < 0)
+		return c->ret = ret;
+	ret = fgit_odb_write_loose(&oid, c->odb, type, buf, len);
+	free(buf);
+	if (ret < 0)
+		return c->ret = ret;
+	/* as git's --unpack-unreachable: the pack's age, for prune --expire */
+	utimes(path, c->mtime);
+	return 0;
+}
+
+/* -A: objects of a pack about to go that the new pack lacks become loose. */
+static int loosen_pack(struct fgit_odb *odb, struct fgit_packer *pk, const char *pack_path)
+{
+	struct fgit_buf idx = FGIT_BUF_INIT;
+	struct loosen_ctx c = { odb, pk, { { 0, 0 }, { 0, 0 } }, 0 };
+	struct stat st;
+	char *idx_path = sibling(pack_path, ".idx");
+	int ret;
+
+	if (!idx_path)
+		return fgit_error_set(FGIT_ENOMEM, "out of memory");
+	if (!stat(pack_path, &st)) {
+		c.mtime[0].tv_sec = c.mtime[1].tv_sec = st.st_mtime;
+	} else {
+		gettimeofday(&c.mtime[0], NULL);
+		c.mtime[1] = c.mtime[0];
+	}
+	ret = fgit_buf_read_file(&idx, idx_path);
+	if (!ret)
+		ret = fgit_idx_parse((const unsigned char *)idx.ptr, idx.len, fgit_odb_algo(odb),
+				     loosen_cb, &c);
+	if (!ret && c.ret)
+		ret = c.ret;
+	fgit_buf_release(&idx);
+	free(idx_path);
+	return ret < 0 ? ret : 0;
+}
+
+static int load_index(struct fgit_index **out, struct fgit_repo *repo)
+{
+	struct fgit_index_load_opts o = FGIT_INDEX_LOAD_OPTS_INIT;
+	struct fgit_buf path = FGIT_BUF_INIT;
+	int ret;
+
+	if (fgit_buf_addf(&path, "%s/index", fgit_repo_git_dir(repo)))
+		return FGIT_ENOMEM;
+	o.algo = fgit_repo_algo(repo);
+	o.shared_index_dir = fgit_repo_git_dir(repo);
+	o.flags = FGIT_INDEX_LOAD_MISSING_OK;
+	ret = fgit_index_load(out, path.ptr, &o);
+	fgit_buf_release(&path);
+	return ret;
+}
+
+int fgit_repack(struct fgit_repack_result *out, struct fgit_repo *repo,
+		const struct fgit_repack_options *opts)
+{
+	struct fgit_pack_objects_options po = opts->pack;
+	struct fgit_odb *odb;
+	struct fgit_refdb *refdb;
+	struct fgit_packer *pk = NULL;
+	struct fgit_objwalk *w = NULL;
+	struct fgit_index *own_index = NULL;
+	const struct fgit_index *index = opts->index;
+	struct old_pack *old = NULL;
+	struct fgit_buf base = FGIT_BUF_INIT;
+	struct fgit_idx_options io = FGIT_IDX_OPTIONS_INIT;
+	size_t nold = 0, i;
+	int all = opts->all || opts->loosen_unreachable;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if ((ret = fgit_repo_odb(&odb, repo)) < 0 || (ret = fgit_repo_refdb(&refdb, repo)) < 0)
+		return ret;
+	if ((ret = fgit_odb_refresh(odb)) < 0)
+		return ret;
+	nold = fgit_odb_pack_count(odb);
+	old = calloc(nold + 1, sizeof(*old));
+	if (!old)
+		return fgit_error_set(FGIT_ENOMEM, "out of memory");
+	for (i = 0; i < nold; i++) {
+		char *keep;
+		old[i].path = strdup(fgit_odb_pack_path(odb, i));
+		keep = old[i].path ? sibling(old[i].path, ".keep") : NULL;
+		if (!keep) {
+			ret = fgit_error_set(FGIT_ENOMEM, "out of memory");
+			goto out;
+		}
+		old[i].kept = !access(keep, F_OK);
+		free(keep);
+	}
+
+	po.skip |= FGIT_PACK_SKIP_KEPT;
+	if (!all)
+		po.skip |= FGIT_PACK_SKIP_PACKED;
+	if (opts->local)
+		po.skip |= FGIT_PACK_SKIP_NONLOCAL;
+	if ((ret = fgit_packer_new(&pk, odb, &po)) < 0)
+		goto out;
+	if ((ret = fgit_objwalk_new(&w, odb, FGIT_OBJWALK_OBJECTS |
+				    (all ? 0 : FGIT_OBJWALK_UNPACKED))) < 0)
+		goto out;
+	if ((ret = fgit_objwalk_add_all_refs(w, refdb, 0)) < 0 ||
+	    (ret = fgit_objwalk_add_reflogs(w, fgit_repo_git_dir(repo),
+					    fgit_repo_common_dir(repo), 0)) < 0)
+		goto out;
+	if (!index && fgit_repo_work_tree(repo)) {
+		if ((ret = load_index(&own_index, repo)) < 0)
+			goto out;
+		index = own_index;
+	}
+	if (index && (ret = fgit_objwalk_add_index(w, index, 0)) < 0)
+		goto out;
+	if ((ret = fgit_packer_add_walk(pk, w)) < 0)
+		goto out;
+	if ((ret = fgit_packer_mark_tags(pk, refdb)) < 0)
+		goto out;
+
+	if (!fgit_packer_count(pk)) {
+		ret = 1;	/* --non-empty: no pack */
+	} else {
+		if (fgit_buf_addf(&base, "%s/pack/pack", fgit_odb_path(odb))) {
+			ret = FGIT_ENOMEM;
+			goto out;
+		}
+		if ((ret = fgit_packer_write_files(out->pack, pk, base.ptr, opts->write_rev, &io)) < 0)
+			goto out;
+		fgit_packer_stats(&out->stats, pk);
+	}
+
+	if (opts->delete_redundant && all) {
+		for (i = 0; i < nold; i++) {
+			const char *b = strrchr(old[i].path, '/');
+			b = b ? b + 1 : old[i].path;
+			if (old[i].kept)
+				continue;
+			if (out->pack[0] && !strncmp(b, "pack-", 5) &&
+			    !strncmp(b + 5, out->pack, strlen(out->pack)) &&
+			    !strcmp(b + 5 + strlen(out->pack), ".pack"))
+				continue;	/* the same pack again */
+			if (opts->loosen_unreachable && (ret = loosen_pack(odb, pk, old[i].path)) < 0)
+				goto out;
+			remove_pack_files(old[i].path);
+		}
+	}
+	if ((ret = fgit_odb_refresh(odb)) < 0)
+		goto out;
+	if (opts->delete_redundant && (ret = fgit_prune_packed(NULL, odb, 0)) < 0)
+		goto out;
+	if (opts->update_server_info && (ret = fgit_update_server_info(repo, 0)) < 0)
+		goto out;
+	ret = out->pack[0] ? 0 : 1;
+out:
+	for (i = 0; i < nold; i++)
+		free(old[i].path);
+	free(old);
+	fgit_objwalk_free(w);
+	fgit_packer_free(pk);
+	fgit_index_free(own_index);
+	fgit_buf_release(&base);
+	return ret;
+}
+
+/* ---- prune-packed ---- */
+
+int fgit_prune_packed(size_t *removed, struct fgit_odb *odb, int dry_run)
+{
+	const char *objdir = fgit_odb_path(odb);
+	int algo = fgit_odb_algo(odb);
+	size_t hexsz = fgit_hash_hexsz(algo), count = 0;
+	struct fgit_buf path = FGIT_BUF_INIT;
+	int fan, ret = 0;
+
+	for (fan = 0; fan < 256 && !ret; fan++) {
+		DIR *d;
+		struct dirent *de;
+		size_t base;
+		fgit_buf_reset(&path);
+		if (fgit_buf_addf(&path, "%s/%02x", objdir, fan)) {
+			ret = FGIT_ENOMEM;
+			break;
+		}
+		d = opendir(path.ptr);
+		if (!d)
+			continue;
+		base = path.len;
+		while ((de = readdir(d))) {
+			char hex[FGIT_MAX_HEXSZ + 1];
+			struct fgit_oid oid;
+			struct fgit_packed_entry pe;
+			if (strlen(de->d_name) != hexsz - 2)
+				continue;
+			snprintf(hex, 3, "%02x", fan);
+			memcpy(hex + 2, de->d_name, hexsz - 2);
+			hex[hexsz] = '\0';
+			if (fgit_oid_from_hex(&oid, hex, algo))
+				continue;
+			/* the odb keeps listing packs deleted under it: the
+			 * pack must still be there */
+			if (fgit_odb_packed_entry(&pe, odb, &oid) != 0 || access(pe.pack_path, F_OK))
+				continue;
+			count++;
+			if (dry_run)
+				continue;
+			fgit_buf_setlen(&path, base);
+			fgit_buf_addf(&path, "/%s", de->d_name);
+			if (unlink(path.ptr) && errno != ENOENT) {
+				ret = fgit_error_errno(FGIT_ERROR, "unable to unlink %s", path.ptr);
+				break;
+			}
+		}
+		closedir(d);
+		fgit_buf_setlen(&path, base);
+		if (!dry_run)
+			rmdir(path.ptr);	/* only if empty, as git */
+	}
+	fgit_buf_release(&path);
+	if (removed)
+		*removed = count;
+	fgit_error_clear();
+	return ret;
+}
+
+/* ---- update-server-info ---- */
+
+struct refs_out {
+	struct fgit_odb *odb;
+	struct fgit_buf *b;
+	int algo;
+};
+
+static int info_ref_cb(const char *name, const struct fgit_oid *oid, unsigned int flags,
+		       void *payload)
+{
+	struct refs_out *r = payload;
+	char hex[FGIT_MAX_HEXSZ + 1];
+	struct fgit_oid cur = *oid;
+	int hops = 0;
+
+	if (flags & FGIT_REF_BROKEN)
+		return 0;
+	fgit_buf_addf(r->b, "%s\t%s\n", fgit_oid_to_hex(hex, oid), name);
+	for (;;) {
+		void *buf;
+		size_t len;
+		enum fgit_object_type t;
+		struct fgit_tag tag;
+		if (fgit_odb_read(&buf, &len, &t, r->odb, &cur) < 0)
+			return 0;
+		if (t != FGIT_OBJ_TAG || fgit_tag_parse(&tag, buf, len, r->algo) < 0 ||
+		    ++hops > 100) {
+			free(buf);
+			break;
+		}
+		cur = tag.object;
+		free(buf);
+	}
+	if (hops)
+		fgit_buf_addf(r->b, "%s\t%s^{}\n", fgit_oid_to_hex(hex, &cur), name);
+	return 0;
+}
+
+/* Write path with content unless it already holds exactly that. */
+static int write_if_changed(const char *path, const struct fgit_buf *b, int force)
+{
+	struct fgit_buf old = FGIT_BUF_INIT;
+	int same = 0;
+	char *dir = strdup(path), *slash;
+
+	if (!dir)
+		return fgit_error_set(FGIT_ENOMEM, "out of memory");
+	slash = strrchr(dir, '/');
+	if (slash) {
+		*slash = '\0';
+		mkdir(dir, 0777);
+	}
+	free(dir);
+	if (!force && fgit_buf_read_file(&old, path) == 0)
+		same = old.len == b->len && !memcmp(old.ptr, b->ptr, b->len);
+	fgit_buf_release(&old);
+	fgit_error_clear();
+	if (same)
+		return 0;
+	return fgit_write_file_locked(path, b->ptr, b->len, 0);
+}
+
+int fgit_update_server_info(struct fgit_repo *repo, int force)
+{
+	struct fgit_odb *odb;
+	struct fgit_refdb *refdb;
+	struct fgit_buf b = FGIT_BUF_INIT, path = FGIT_BUF_INIT, old = FGIT_BUF_INIT;
+	struct refs_out r;
+	size_t i;
+	char **names = NULL;
+	size_t nnames = 0;
+	int ret;
+
+	if ((ret = fgit_repo_odb(&odb, repo)) < 0 || (ret = fgit_repo_refdb(&refdb, repo)) < 0)
+		return ret;
+	r.odb = odb;
+	r.b = &b;
+	r.algo = fgit_odb_algo(odb);
+	if ((ret = fgit_refdb_foreach(refdb, "refs/", info_ref_cb, &r)) < 0)
+		goto out;
+	fgit_buf_addf(&path, "%s/info/refs", fgit_repo_common_dir(repo));
+	if ((ret = write_if_changed(path.ptr, &b, force)) < 0)
+		goto out;
+
+	/* objects/info/packs: packs listed before keep their place (git) */
+	fgit_buf_reset(&b);
+	{
+		/* the directory as it is now: the odb may still list packs just
+		 * deleted */
+		struct fgit_buf dir = FGIT_BUF_INIT;
+		DIR *d;
+		struct dirent *de;
+		size_t alloc = 16;
+		fgit_buf_addf(&dir, "%s/pack", fgit_odb_path(odb));
+		names = calloc(alloc, sizeof(*names));
+		d = names ? opendir(dir.ptr) : NULL;
+		while (d && (de = readdir(d))) {
+			struct stat st;
+			char *idx;
+			if (strncmp(de->d_name, "pack-", 5) || !has_suffix(de->d_name, ".pack"))
+				continue;
+			fgit_buf_reset(&path);
+			fgit_buf_addf(&path, "%s/%s", dir.ptr, de->d_name);
+			idx = sibling(path.ptr, ".idx");
+			if (!idx || stat(idx, &st)) {
+				free(idx);
+				continue;
+			}
+			free(idx);
+			if (nnames + 1 >= alloc) {
+				char **nn = realloc(names, alloc * 2 * sizeof(*nn));
+				if (!nn)
+					break;
+				names = nn;
+				alloc *= 2;
+			}
+			names[nnames++] = strdup(de->d_name);
+		}
+		if (d)
+			closedir(d);
+		fgit_buf_release(&dir);
+		if (!names) {
+			ret = fgit_error_set(FGIT_ENOMEM, "out of memory");
+			goto out;
+		}
+		fgit_buf_reset(&path);
+		fgit_buf_addf(&path, "%s/info/packs", fgit_odb_path(odb));
+	}
+	if (!force && fgit_buf_read_file(&old, path.ptr) == 0) {
+		char *line = old.ptr, *nl;
+		while (line < old.ptr + old.len && (nl = strchr(line, '\n'))) {
+			*nl = '\0';
+			if (line[0] == 'P' && line[1] == ' ')
+				for (i = 0; i < nnames; i++)
+					if (names[i] && !strcmp(names[i], line + 2)) {
+						fgit_buf_addf(&b, "P %s\n", names[i]);
+						free(names[i]);
+						names[i] = NULL;
+					}
+			line = nl + 1;
+		}
+	}
+	fgit_error_clear();
+	for (i = 0; i < nnames; i++)
+		if (names[i])
+			fgit_buf_addf(&b, "P %s\n", names[i]);
+	fgit_buf_addch(&b, '\n');
+	ret = write_if_changed(path.ptr, &b, force);
+out:
+	for (i = 0; i < nnames; i++)
+		free(names[i]);
+	free(names);
+	fgit_buf_release(&b);
+	fgit_buf_release(&path);
+	fgit_buf_release(&old);
+	return ret;
+}

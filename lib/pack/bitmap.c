@@ -1,0 +1,621 @@
+/*
+ * Reading pack reachability bitmaps (gitformat-bitmap, v1) to count what
+ * `pack-objects --all --stdout` sends without walking a single tree.
+ *
+ * A .bitmap beside a pack holds, for selected commits, the set of objects
+ * the commit reaches, one bit per object in pack order, EWAH-compressed
+ * and possibly XORed with an earlier entry's set.  When every tip of
+ * --all (refs and HEAD, tags peeled) is such a commit, or an annotated
+ * tag in the pack pointing at one, their union is what must be sent.  When
+ * that union is the whole pack, the pack is sent as it is (git's
+ * "pack-reused"): one copy of the file, no object parsed.  In every other
+ * case the caller falls back to the walk.
+ */
+#include <errno.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "fgit/buf.h"
+#include "fgit/common.h"
+#include "fgit/hash.h"
+#include "fgit/object.h"
+#include "fgit/odb.h"
+#include "fgit/oidmap.h"
+#include "fgit/pack.h"
+#include "fgit/progress.h"
+#include "pack/pack_internal.h"
+#include "fgit/refs.h"
+
+#define MAX_XOR_OFFSET 160
+
+static uint32_t be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static uint64_t be64(const unsigned char *p)
+{
+	return (uint64_t)be32(p) << 32 | be32(p + 4);
+}
+
+struct bentry {
+	struct fgit_oid oid;		/* first: map key */
+	size_t ewah_off;		/* in the .bitmap file */
+	uint32_t xor_offset;
+	uint32_t no;
+	uint64_t *bits;			/* decoded, NULL until needed */
+};
+
+struct bitmap {
+	struct fgit_buf file;		/* the .bitmap */
+	struct fgit_buf idx;		/* the .idx */
+	uint32_t nr;			/* objects in the pack */
+	size_t nwords;
+	struct bentry *e;
+	uint32_t ne;
+	struct fgit_oidmap map;
+	uint64_t *offsets_sorted;	/* pack order */
+	uint32_t *idxpos_sorted;	/* idx position of each, in pack order */
+	const unsigned char *names;
+	const unsigned char *off32, *off64;
+	size_t n_off64;
+};
+
+static void bitmap_release(struct bitmap *b)
+{
+	uint32_t i;
+	for (i = 0; i < b->ne; i++)
+		free(b->e[i].bits);
+	free(b->e);
+	free(b->offsets_sorted);
+	free(b->idxpos_sorted);
+	fgit_oidmap_release(&b->map);
+	fgit_buf_release(&b->file);
+	fgit_buf_release(&b->idx);
+}
+
+/* Size of the EWAH bitmap at p, or 0 if malformed. */
+static size_t ewah_size(const unsigned char *p, size_t avail)
+{
+	uint64_t n;
+	if (avail < 8)
+		return 0;
+	n = 8 + (uint64_t)be32(p + 4) * 8 + 4;
+	return n <= avail ? (size_t)n : 0;
+}
+
+/* Decode the EWAH at p into nwords dense words (bits beyond are ignored). */
+static int ewah_decode(uint64_t *out, size_t nwords, const unsigned char *p, size_t avail)
+{
+	size_t len = ewah_size(p, avail), nw, i = 0, pos = 0;
+	const unsigned char *w;
+	if (!len)
+		return -1;
+	nw = be32(p + 4);
+	w = p + 8;
+	memset(out, 0, nwords * 8);
+	while (i < nw) {
+		uint64_t rlw = be64(w + 8 * i++);
+		uint64_t run = (rlw >> 1) & 0xffffffffu, lit = rlw >> 33, k;
+		if (rlw & 1)
+			for (k = 0; k < run && pos < nwords; k++)
+				out[pos++] = ~(uint64_t)0;
+		else
+			pos += run;
+		for (k = 0; k < lit && i < nw; k++, i++)
+			if (pos < nwords)
+				out[pos++] = be64(w + 8 * i);
+			else
+				pos++;
+	}
+	return 0;
+}
+
+static int decode_entry(struct bitmap *b, uint32_t i, int depth)
+{
+	struct bentry *e = &b->e[i];
+	if (e->bits)
+		return 0;
+	if (depth > (int)b->ne + 1)
+		return -1;
+	e->bits = malloc(b->nwords * 8);
+	if (!e->bits)
+		return -1;
+	if (ewah_decode(e->bits, b->nwords, (const unsigned char *)b->file.ptr + e->ewah_off,
+			b->file.len - e->ewah_off) < 0)
+		return -1;
+	if (e->xor_offset) {
+		size_t k;
+		struct bentry *x;
+		if (e->xor_offset > i || decode_entry(b, i - e->xor_offset, depth + 1) < 0)
+			return -1;
+		x = &b->e[i - e->xor_offset];
+		for (k = 0; k < b->nwords; k++)
+			e->bits[k] ^= x->bits[k];
+	}
+	return 0;
+}
+
+static uint64_t idx_offset(const struct bitmap *b, uint32_t pos)
+{
+	uint32_t o = be32(b->off32 + 4 * (size_t)pos);
+	if (o & 0x80000000u) {
+		uint32_t k = o & 0x7fffffffu;
+		if (k >= b->n_off64)
+			return UINT64_MAX;
+		return be64(b->off64 + 8 * (size_t)k);
+	}
+	return o;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int bitmap_load(struct bitmap *b, const char *pack_path, const unsigned char *pack_hash)
+{
+	size_t n = strlen(pack_path), k;
+	char *path = malloc(n + 8);	/* ".pack" -> ".bitmap" */
+	const unsigned char *p, *end;
+	uint32_t i, count;
+	int err;
+
+	if (!path || n < 5)
+		return free(path), -1;
+	memcpy(path, pack_path, n + 1);
+	strcpy(path + n - 5, ".idx");
+	if (fgit_buf_read_file(&b->idx, path) < 0) {
+		free(path);
+		return -1;
+	}
+	strcpy(path + n - 5, ".bitmap");
+	if (fgit_buf_read_file(&b->file, path) < 0) {
+		free(path);
+		return -1;
+	}
+	free(path);
+	/* the .idx: v2 only */
+	p = (const unsigned char *)b->idx.ptr;
+	if (b->idx.len < 8 + 1024 + 40 || memcmp(p, "\377tOc", 4) || be32(p + 4) != 2)
+		return -1;
+	b->nr = be32(p + 8 + 255 * 4);
+	if ((uint64_t)b->idx.len < 8 + 1024 + (uint64_t)b->nr * 28 + 40)
+		return -1;
+	b->names = p + 8 + 1024;
+	b->off32 = b->names + (size_t)b->nr * 24;
+	b->off64 = b->off32 + (size_t)b->nr * 4;
+	b->n_off64 = (b->idx.len - 40 - (size_t)(b->off64 - p)) / 8;
+	b->nwords = ((size_t)b->nr + 63) / 64;
+	b->offsets_sorted = malloc(((size_t)b->nr + 1) * sizeof(uint64_t));
+	b->idxpos_sorted = malloc(((size_t)b->nr + 1) * sizeof(uint32_t));
+	if (!b->offsets_sorted || !b->idxpos_sorted)
+		return -1;
+	{
+		/* (offset << 32 | idx position) sorts into pack order when
+		 * offsets fit 32 bits; otherwise sort pairs the slow way */
+		uint64_t *pairs = malloc(((size_t)b->nr + 1) * 2 * sizeof(uint64_t));
+		if (!pairs)
+			return -1;
+		for (i = 0; i < b->nr; i++) {
+			pairs[2 * i] = idx_offset(b, i);
+			pairs[2 * i + 1] = i;
+		}
+		qsort(pairs, b->nr, 2 * sizeof(uint64_t), cmp_u64);
+		for (i = 0; i < b->nr; i++) {
+			b->offsets_sorted[i] = pairs[2 * i];
+			b->idxpos_sorted[i] = (uint32_t)pairs[2 * i + 1];
+		}
+		free(pairs);
+	}
+
+	/* the .bitmap */
+	p = (const unsigned char *)b->file.ptr;
+	end = p + b->file.len;
+	if (b->file.len < 32 + 20 || memcmp(p, "BITM", 4) || (p[4] << 8 | p[5]) != 1 ||
+	    memcmp(p + 12, pack_hash, 20))
+		return -1;
+	count = be32(p + 8);
+	p += 32;
+	for (k = 0; k < 4; k++) {	/* commits, trees, blobs, tags */
+		size_t s = ewah_size(p, (size_t)(end - p));
+		if (!s)
+			return -1;
+		p += s;
+	}
+	if (count > b->nr)
+		return -1;
+	b->e = calloc((size_t)count + 1, sizeof(*b->e));
+	if (!b->e)
+		return -1;
+	for (i = 0; i < count; i++) {
+		struct bentry *e = &b->e[i];
+		uint32_t pos;
+		size_t s;
+		if (end - p < 6)
+			return -1;
+		pos = be32(p);
+		e->xor_offset = p[4];
+		p += 6;
+		s = ewah_size(p, (size_t)(end - p));
+		if (!s || pos >= b->nr || e->xor_offset > MAX_XOR_OFFSET)
+			return -1;
+		e->ewah_off = (size_t)(p - (const unsigned char *)b->file.ptr);
+		e->no = i;
+		fgit_oid_from_raw(&e->oid, b->names + (size_t)pos * 20, FGIT_HASH_SHA1);
+		p += s;
+		b->ne = i + 1;
+		fgit_oidmap_put(&b->map, e, &err);
+		if (err)
+			return -1;
+	}
+	return 0;
+}
+
+/* Bit (pack-order position) of the object at offset off, or -1. */
+static long pack_pos(const struct bitmap *b, uint64_t off)
+{
+	size_t lo = 0, hi = b->nr;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (b->offsets_sorted[mid] == off)
+			return (long)mid;
+		if (b->offsets_sorted[mid] < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+/* Pack-order position of oid, or -1 if the pack lacks it. */
+static long oid_pos(const struct bitmap *b, const struct fgit_oid *oid)
+{
+	const unsigned char *p = (const unsigned char *)b->idx.ptr + 8;
+	uint32_t lo = oid->hash[0] ? be32(p + 4 * (oid->hash[0] - 1)) : 0;
+	uint32_t hi = be32(p + 4 * oid->hash[0]);
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		int c = memcmp(b->names + (size_t)mid * 20, oid->hash, 20);
+		if (!c)
+			return pack_pos(b, idx_offset(b, mid));
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+struct tips_ctx {
+	struct bitmap *b;
+	struct fgit_odb *odb;
+	uint64_t *result;
+	int ok;
+};
+
+static inline int bit_test(const uint64_t *r, long bit)
+{
+	return (r[bit / 64] >> (bit % 64)) & 1;
+}
+
+static inline void bit_set(uint64_t *r, long bit)
+{
+	r[bit / 64] |= (uint64_t)1 << (bit % 64);
+}
+
+/* Objects of a tree not yet in the result (a tree already in it brings
+ * everything under it along). */
+static int fill_tree(struct tips_ctx *c, const struct fgit_oid *tree, int depth)
+{
+	struct fgit_tree_iter it;
+	struct fgit_tree_entry e;
+	enum fgit_object_type t;
+	void *buf;
+	size_t len;
+	long bit = oid_pos(c->b, tree);
+	int r, ret = 0;
+
+	if (bit < 0 || depth > 4096)
+		return -1;
+	if (bit_test(c->result, bit))
+		return 0;
+	bit_set(c->result, bit);
+	if (fgit_odb_read(&buf, &len, &t, c->odb, tree) < 0 || t != FGIT_OBJ_TREE)
+		return -1;
+	fgit_tree_iter_init(&it, buf, len, FGIT_HASH_SHA1);
+	while (!ret && (r = fgit_tree_iter_next(&e, &it)) > 0) {
+		if ((e.mode & 0170000) == FGIT_MODE_GITLINK)
+			continue;
+		if (fgit_mode_is_tree(e.mode)) {
+			ret = fill_tree(c, &e.oid, depth + 1);
+		} else {
+			long bb = oid_pos(c->b, &e.oid);
+			if (bb < 0)
+				ret = -1;
+			else
+				bit_set(c->result, bb);
+		}
+	}
+	free(buf);
+	return ret;
+}
+
+/*
+ * A commit without a bitmap: walk back to commits with one (OR-ing their
+ * sets first), then add the commits in between and what their trees hold
+ * beyond that, as git's bitmap walk does for tips the bitmap lacks.
+ */
+static int add_commit_walk(struct tips_ctx *c, const struct fgit_oid *tip)
+{
+	struct fgit_oid *stack = NULL, *todo = NULL;
+	size_t ns = 0, as = 0, nt = 0, at = 0, i, k;
+	int ret = 0;
+
+#define PUSH(arr, n, a, v) do { \
+	if (n == a) { \
+		size_t na_ = a ? a * 2 : 64; \
+		struct fgit_oid *nv_ = realloc(arr, na_ * sizeof(*nv_)); \
+		if (!nv_) { ret = -1; goto out; } \
+		arr = nv_; a = na_; \
+	} \
+	arr[n++] = (v); \
+} while (0)
+
+	PUSH(stack, ns, as, *tip);
+	while (ns) {
+		struct fgit_oid cur = stack[--ns];
+		struct bentry *e = fgit_oidmap_get(&c->b->map, &cur);
+		long bit = oid_pos(c->b, &cur);
+		struct fgit_commit cm;
+		enum fgit_object_type t;
+		void *buf;
+		size_t len;
+
+		if (bit < 0) {
+			ret = -1;
+			goto out;
+		}
+		if (bit_test(c->result, bit))
+			continue;
+		if (e) {
+			if (decode_entry(c->b, e->no, 0) < 0) {
+				ret = -1;
+				goto out;
+			}
+			for (k = 0; k < c->b->nwords; k++)
+				c->result[k] |= e->bits[k];
+			continue;
+		}
+		bit_set(c->result, bit);
+		if (fgit_odb_read(&buf, &len, &t, c->odb, &cur) < 0 || t != FGIT_OBJ_COMMIT ||
+		    fgit_commit_parse(&cm, buf, len, FGIT_HASH_SHA1) < 0) {
+			free(buf);
+			ret = -1;
+			goto out;
+		}
+		PUSH(todo, nt, at, cm.tree);
+		for (i = 0; i < cm.nparents; i++) {
+			struct fgit_oid par;
+			fgit_commit_parent(&par, &cm, i);
+			PUSH(stack, ns, as, par);
+		}
+		free(buf);
+	}
+	for (i = 0; i < nt && !ret; i++)
+		ret = fill_tree(c, &todo[i], 0);
+#undef PUSH
+out:
+	free(stack);
+	free(todo);
+	return ret;
+}
+
+static int add_tip(struct tips_ctx *c, const struct fgit_oid *tip)
+{
+	struct fgit_oid cur = *tip;
+	int hops = 0;
+
+	for (;;) {
+		struct bentry *e = fgit_oidmap_get(&c->b->map, &cur);
+		void *buf;
+		size_t len, k;
+		enum fgit_object_type t;
+		struct fgit_tag tag;
+		long bit;
+
+		if (e) {
+			if (decode_entry(c->b, e->no, 0) < 0)
+				return -1;
+			for (k = 0; k < c->b->nwords; k++)
+				c->result[k] |= e->bits[k];
+			return 0;
+		}
+		if ((bit = oid_pos(c->b, &cur)) < 0)
+			return -1;	/* not in the pack */
+		if (fgit_odb_read(&buf, &len, &t, c->odb, &cur) < 0)
+			return -1;
+		if (t == FGIT_OBJ_COMMIT) {
+			free(buf);
+			return add_commit_walk(c, &cur);
+		}
+		if (t != FGIT_OBJ_TAG || fgit_tag_parse(&tag, buf, len, FGIT_HASH_SHA1) < 0 ||
+		    ++hops > 100) {
+			free(buf);
+			return -1;	/* a tree or blob tip: walk instead */
+		}
+		free(buf);
+		bit_set(c->result, bit);
+		cur = tag.object;
+	}
+}
+
+static int tip_ref_cb(const char *name, const struct fgit_oid *oid, unsigned int flags,
+		      void *payload)
+{
+	struct tips_ctx *c = payload;
+	if (flags & FGIT_REF_BROKEN)
+		return 0;
+	if (add_tip(c, oid) < 0) {
+		c->ok = 0;
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Send the whole pack: as it is with ofs_delta, else with each OFS_DELTA
+ * entry's base offset replaced by the base's id (REF_DELTA), as git
+ * rewrites reused entries for a client that did not ask for OFS_DELTA.
+ */
+static int send_pack(int out_fd, const char *path, const struct bitmap *b, int ofs_delta)
+{
+	struct pack_writer o;
+	struct stat st;
+	const unsigned char *map;
+	unsigned char trailer[20];
+	uint32_t i;
+	int fd, ret = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return fgit_error_errno(FGIT_ERROR, "unable to open %s", path);
+	}
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return fgit_error_errno(FGIT_ERROR, "unable to mmap %s", path);
+	if ((ret = pw_init(&o, out_fd, FGIT_HASH_SHA1)) < 0) {
+		munmap((void *)map, (size_t)st.st_size);
+		return ret;
+	}
+	if (ofs_delta) {
+		ret = pw_put(&o, map, (size_t)st.st_size - 20, NULL);
+		goto finish;
+	}
+	ret = pw_put(&o, map, 12, NULL);
+	for (i = 0; !ret && i < b->nr; i++) {
+		uint64_t off = b->offsets_sorted[i];
+		uint64_t end = i + 1 < b->nr ? b->offsets_sorted[i + 1] : (uint64_t)st.st_size - 20;
+		uint64_t p = off, rel;
+		unsigned char c;
+		long base;
+
+		if (end > (uint64_t)st.st_size - 20 || off >= end) {
+			ret = fgit_error_set(FGIT_EINVALID, "bad pack entry at offset %llu in %s",
+					     (unsigned long long)off, path);
+			break;
+		}
+		if (((map[off] >> 4) & 7) != FGIT_OBJ_OFS_DELTA) {
+			ret = pw_put(&o, map + off, (size_t)(end - off), NULL);
+			continue;
+		}
+		while (p < end && (map[p] & 0x80))
+			p++;
+		p++;				/* past the size */
+		if (p >= end)
+			break;
+		c = map[p++];
+		rel = c & 0x7f;
+		while (c & 0x80 && p < end) {
+			c = map[p++];
+			rel = ((rel + 1) << 7) | (c & 0x7f);
+		}
+		base = rel <= off ? pack_pos(b, off - rel) : -1;
+		if (base < 0 || p >= end) {
+			ret = fgit_error_set(FGIT_EINVALID, "bad delta base at offset %llu in %s",
+					     (unsigned long long)off, path);
+			break;
+		}
+		{
+			unsigned char hdr[16];
+			size_t hl = 0, q = (size_t)off;
+			/* the same size bytes, the type changed to REF_DELTA */
+			hdr[hl++] = (unsigned char)((map[q] & 0x8f) | (FGIT_OBJ_REF_DELTA << 4));
+			while (map[q] & 0x80)
+				hdr[hl++] = map[++q];
+			ret = pw_put(&o, hdr, hl, NULL);
+			if (!ret)
+				ret = pw_put(&o, b->names + (size_t)b->idxpos_sorted[base] * 20, 20, NULL);
+			if (!ret)
+				ret = pw_put(&o, map + p, (size_t)(end - p), NULL);
+		}
+	}
+finish:
+	if (!ret)
+		ret = pw_finish(&o, trailer, 20);
+	pw_release(&o);
+	munmap((void *)map, (size_t)st.st_size);
+	return ret;
+}
+
+int fgit_pack_bitmap_send_all(uint32_t *count_out, struct fgit_odb *odb,
+			      struct fgit_refdb *refdb, int fd, int ofs_delta, int progress_fd)
+{
+	struct bitmap b;
+	struct tips_ctx c;
+	struct fgit_oid head;
+	const char *alts[1];
+	const char *pack_path;
+	unsigned char hash[20];
+	size_t k;
+	uint64_t bits = 0;
+	int pfd, ret = 1;
+
+	memset(&b, 0, sizeof(b));
+	b.file = (struct fgit_buf)FGIT_BUF_INIT;
+	b.idx = (struct fgit_buf)FGIT_BUF_INIT;
+	if (fgit_odb_algo(odb) != FGIT_HASH_SHA1 || fgit_odb_pack_count(odb) != 1 ||
+	    fgit_odb_alternates(odb, alts, 1) != 0)
+		return 1;
+	pack_path = fgit_odb_pack_path(odb, 0);
+	pfd = open(pack_path, O_RDONLY | O_CLOEXEC);
+	if (pfd < 0)
+		return 1;
+	{
+		off_t size = lseek(pfd, 0, SEEK_END);
+		if (size < 32 || pread(pfd, hash, 20, size - 20) != 20) {
+			close(pfd);
+			return 1;
+		}
+	}
+	close(pfd);
+	if (bitmap_load(&b, pack_path, hash) < 0)
+		goto out;
+	memset(&c, 0, sizeof(c));
+	c.b = &b;
+	c.odb = odb;
+	c.ok = 1;
+	c.result = calloc(b.nwords + 1, 8);
+	if (!c.result)
+		goto out;
+	if (fgit_refdb_foreach(refdb, "refs/", tip_ref_cb, &c) < 0 || !c.ok)
+		goto out_result;
+	if (fgit_refdb_resolve(&head, NULL, NULL, refdb, "HEAD") == 0 && add_tip(&c, &head) < 0)
+		goto out_result;
+	for (k = 0; k < b.nwords; k++)
+		bits += (uint64_t)__builtin_popcountll(c.result[k]);
+	if (bits != b.nr)
+		goto out_result;	/* NEEDSWORK: send part of a pack from a bitmap */
+	if (progress_fd >= 0) {
+		struct fgit_progress *p = fgit_progress_new("Enumerating objects", 0, progress_fd, 0);
+		fgit_progress_set(p, b.nr);
+		fgit_progress_done(p);
+	}
+	ret = send_pack(fd, pack_path, &b, ofs_delta);
+	if (!ret)
+		*count_out = b.nr;
+out_result:
+	free(c.result);
+out:
+	bitmap_release(&b);
+	if (ret == 1)
+		fgit_error_clear();	/* not usable: the caller walks instead */
+	return ret;
+}

@@ -1,0 +1,58 @@
+/*
+ * Internals of lib/pack shared by its .c files.  Not installed.
+ */
+#ifndef FGIT_PACK_INTERNAL_H
+#define FGIT_PACK_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "fgit/hash.h"
+
+/* ---- delta encoding (delta_create.c) ---- */
+struct delta_index;
+/* Index src (borrowed: must outlive the index); NULL if too small (< 16
+ * bytes) or out of memory. */
+struct delta_index *delta_index_new(const void *src, size_t len);
+void delta_index_free(struct delta_index *ix);
+size_t delta_index_size(const struct delta_index *ix);
+/*
+ * A delta turning the indexed source into trg: 0 and *out (malloc'd),
+ * or -1 if it would exceed max_size bytes (0: no limit) or memory ran out.
+ */
+int delta_create(unsigned char **out, size_t *out_len, const struct delta_index *ix,
+		 const void *trg, size_t trg_len, size_t max_size);
+
+/* ---- .idx / .rev writing from a list of entries (idx.c) ---- */
+struct idx_src {
+	uint32_t nr;
+	const unsigned char *pack_hash;
+	/* entry i in pack order */
+	const unsigned char *(*oid)(const void *ctx, uint32_t i);
+	uint64_t (*offset)(const void *ctx, uint32_t i);
+	uint32_t (*crc)(const void *ctx, uint32_t i);
+	const void *ctx;
+};
+
+struct fgit_buf;
+struct fgit_idx_options;
+/* The .idx (strict: duplicates are an error) and .rev bytes, appended. */
+int pack_idx_write(struct fgit_buf *out, const struct idx_src *src,
+		   const struct fgit_idx_options *opts);
+int pack_rev_write(struct fgit_buf *out, const struct idx_src *src);
+
+/* ---- buffered pack output with its trailer checksum (writer.c) ---- */
+struct pack_writer {
+	int fd;
+	unsigned char *p;
+	size_t len, cap;
+	uint64_t total;			/* bytes written so far, trailer included */
+	struct fgit_hash_ctx sha;
+};
+int pw_init(struct pack_writer *w, int fd, int algo);
+/* Append data; *crc (if not NULL) is updated over it. */
+int pw_put(struct pack_writer *w, const void *data, size_t len, uint32_t *crc);
+/* Flush, then write the checksum of everything (also into hash_out). */
+int pw_finish(struct pack_writer *w, unsigned char *hash_out, size_t rawsz);
+void pw_release(struct pack_writer *w);
+
+#endif

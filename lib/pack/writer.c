@@ -1,0 +1,86 @@
+/*
+ * The buffered, checksummed output of pack writers (pack-objects, the
+ * bitmap send): 1 MiB writes, the pack trailer computed on the way.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+#include "fgit/common.h"
+#include "pack/pack_internal.h"
+
+#define PW_CAP (1u << 20)
+
+int pw_init(struct pack_writer *w, int fd, int algo)
+{
+	memset(w, 0, sizeof(*w));
+	w->fd = fd;
+	w->cap = PW_CAP;
+	w->p = malloc(PW_CAP);
+	if (!w->p)
+		return fgit_error_set(FGIT_ENOMEM, "out of memory");
+	fgit_checksum_init(&w->sha, algo);
+	return 0;
+}
+
+static int write_all(int fd, const unsigned char *p, size_t n)
+{
+	size_t off = 0;
+	while (off < n) {
+		ssize_t k = write(fd, p + off, n - off);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return fgit_error_errno(FGIT_ERROR, "pack-objects died of signal");
+		off += (size_t)k;
+	}
+	return 0;
+}
+
+static int pw_flush(struct pack_writer *w)
+{
+	int ret;
+	fgit_checksum_update(&w->sha, w->p, w->len);
+	ret = write_all(w->fd, w->p, w->len);
+	w->len = 0;
+	return ret;
+}
+
+int pw_put(struct pack_writer *w, const void *data, size_t len, uint32_t *crc)
+{
+	const unsigned char *d = data;
+	if (crc)
+		*crc = (uint32_t)crc32(*crc, d, (uInt)len);
+	w->total += len;
+	while (len) {
+		size_t k = w->cap - w->len;
+		if (k > len)
+			k = len;
+		memcpy(w->p + w->len, d, k);
+		w->len += k;
+		d += k;
+		len -= k;
+		if (w->len == w->cap && pw_flush(w) < 0)
+			return FGIT_ERROR;
+	}
+	return 0;
+}
+
+int pw_finish(struct pack_writer *w, unsigned char *hash_out, size_t rawsz)
+{
+	int ret;
+	if (w->len && (ret = pw_flush(w)) < 0)
+		return ret;
+	fgit_checksum_final(hash_out, &w->sha);
+	if ((ret = write_all(w->fd, hash_out, rawsz)) < 0)
+		return ret;
+	w->total += rawsz;
+	return 0;
+}
+
+void pw_release(struct pack_writer *w)
+{
+	free(w->p);
+	w->p = NULL;
+}

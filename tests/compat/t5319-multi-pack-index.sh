@@ -1,0 +1,166 @@
+#!/bin/sh
+# multi-pack-index write/verify/expire against git: the same stdout, stderr
+# and exit code, a byte-identical multi-pack-index, the same files left in
+# objects/pack, and git's verify accepting what fgit wrote.
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/lib.sh"
+
+# Six packs: five incremental ones, then one holding everything again (so
+# every object has two copies); mtimes set so that some copies tie.
+git init -q base && (
+	cd base &&
+	for i in 1 2 3 4 5; do
+		for j in 1 2 3; do seq $i $((i * 40 + j)) >f$j; done &&
+		mkdir -p d$i && echo $i >d$i/x &&
+		git add . && git commit -qm c$i && git repack -dq || exit 1
+	done &&
+	git repack -aq &&
+	n=0 && for p in $(ls .git/objects/pack/*.pack); do
+		n=$((n + 1)); touch -d "2020-01-0$(( (n % 3) + 1 )) 00:00:00" $p
+	done
+) || exit 1
+
+# copies_run SETUP ARGS...: copy base to g/ and f/, run SETUP in each (a
+# shell snippet), then git ARGS in g and fgit ARGS in f; same stdout and
+# exit code.
+copies_run()
+{
+	_s=$1; shift
+	for d in g f; do
+		rm -rf "$TRASH/$d" && cp -a "$TRASH/base" "$TRASH/$d" &&
+		(cd "$TRASH/$d" && eval "$_s") >/dev/null 2>&1 || { echo "setup failed"; return 1; }
+	done
+	g_rc=0; (cd "$TRASH/g" && git "$@" >"$CMP/git.out" 2>"$CMP/git.err") || g_rc=$?
+	f_rc=0; (cd "$TRASH/f" && "$FGIT" "$@" >"$CMP/fgit.out" 2>"$CMP/fgit.err") || f_rc=$?
+	cmp -s "$CMP/git.out" "$CMP/fgit.out" && [ "$g_rc" = "$f_rc" ] || _cmp_fail "$@"
+}
+
+# midx_both SETUP ARGS...: copy base to g/ and f/, run SETUP in each (a
+# shell snippet), then git ARGS in g and fgit ARGS in f; same stdout, stderr
+# and exit code, same files in objects/pack, identical midx.
+midx_both()
+{
+	copies_run "$@" || return 1
+	# progress meters: only each meter's final line is compared
+	for x in git fgit; do
+		tr '\r' '\n' <"$CMP/$x.err" | grep -v '%.*[0-9])$' >"$CMP/$x.err2"
+	done
+	cmp -s "$CMP/git.err2" "$CMP/fgit.err2" || {
+		echo "stderr differs"; diff -u "$CMP/git.err2" "$CMP/fgit.err2"; return 1; }
+	(cd "$TRASH/g/.git/objects/pack" && ls) >"$CMP/gl" &&
+	(cd "$TRASH/f/.git/objects/pack" && ls) >"$CMP/fl" &&
+	diff -u "$CMP/gl" "$CMP/fl" || return 1
+	if [ -f "$TRASH/g/.git/objects/pack/multi-pack-index" ]; then
+		cmp "$TRASH/g/.git/objects/pack/multi-pack-index" \
+			"$TRASH/f/.git/objects/pack/multi-pack-index" || return 1
+		if git -C "$TRASH/g" multi-pack-index verify 2>/dev/null; then
+			git -C "$TRASH/f" multi-pack-index verify || return 1
+		fi
+	fi
+	return 0
+}
+
+first_pack() { ls .git/objects/pack/*.pack | head -${1:-1} | tail -1 | xargs basename; }
+
+test_expect_success 'write over six packs with duplicates: identical midx' '
+	midx_both : multi-pack-index write
+'
+test_expect_success 'write --no-progress and --progress (delayed meters stay quiet)' '
+	midx_both : multi-pack-index write --no-progress &&
+	midx_both : multi-pack-index write --progress
+'
+test_expect_success '--preferred-pack by .pack and by .idx name' '
+	midx_both : multi-pack-index write --preferred-pack=$(ls base/.git/objects/pack/*.pack | sed -n 2p | xargs basename) &&
+	midx_both : multi-pack-index write --preferred-pack=$(ls base/.git/objects/pack/*.idx | sed -n 4p | xargs basename)
+'
+test_expect_success 'unknown preferred pack: git'"'"'s warning' '
+	midx_both : multi-pack-index write --preferred-pack=pack-nope.pack
+'
+test_expect_success 'write again with nothing new leaves the midx alone' '
+	midx_both "git multi-pack-index write" multi-pack-index write --preferred-pack=x
+'
+test_expect_success 'incremental: an existing midx plus new packs' '
+	midx_both "git multi-pack-index write && echo new >n && git add n && git commit -qm n && git repack -dq && touch -d 2019-01-01 \$(ls -t .git/objects/pack/*.pack | head -1)" multi-pack-index write
+'
+test_expect_success 'git reads fgit-written midx, fgit reads git-written one' '
+	midx_both "git multi-pack-index write" cat-file --batch-all-objects --batch-check &&
+	(cd f && "$FGIT" rev-list 2>/dev/null; git log --format=%H | "$FGIT" cat-file --batch >../f.out) &&
+	(cd g && git log --format=%H | git cat-file --batch >../g.out) && cmp f.out g.out
+'
+test_expect_success 'count-objects -v with a midx (and after expire)' '
+	midx_both "git multi-pack-index write" count-objects -v &&
+	midx_both "git multi-pack-index write --preferred-pack=\$(ls -S .git/objects/pack/*.pack | head -1 | xargs basename) && git multi-pack-index expire" count-objects -v
+'
+test_expect_success 'write --stdin-packs' '
+	ls base/.git/objects/pack/*.idx | sed -n "2p;5p" | xargs -n1 basename >sel &&
+	_stdin=$TRASH/sel &&
+	for d in g f; do rm -rf $d && cp -a base $d; done &&
+	(cd g && git multi-pack-index write --stdin-packs <../sel) &&
+	(cd f && "$FGIT" multi-pack-index write --stdin-packs <../sel) &&
+	cmp g/.git/objects/pack/multi-pack-index f/.git/objects/pack/multi-pack-index
+'
+test_expect_success '--object-dir' '
+	midx_both : multi-pack-index --object-dir=.git/objects write &&
+	midx_both : multi-pack-index write --object-dir .git/objects
+'
+test_expect_success 'no packs: error and exit 1, nothing written' '
+	midx_both "rm -f .git/objects/pack/*" multi-pack-index write
+'
+test_expect_success 'verify: sound, absent, bad checksum, missing pack' '
+	midx_both "git multi-pack-index write" multi-pack-index verify &&
+	midx_both : multi-pack-index verify &&
+	midx_both "git multi-pack-index write && chmod u+w .git/objects/pack/multi-pack-index && printf x | dd of=.git/objects/pack/multi-pack-index bs=1 seek=100 conv=notrunc" multi-pack-index verify &&
+	midx_both "git multi-pack-index write && printf junk >.git/objects/pack/multi-pack-index" multi-pack-index verify &&
+	midx_both "git multi-pack-index write && rm -f \$(ls .git/objects/pack/*.pack | sed -n 2p)" multi-pack-index verify
+'
+test_expect_success 'verify --progress: final meter lines' '
+	midx_both "git multi-pack-index write" multi-pack-index verify --progress
+'
+test_expect_success 'expire drops packs no midx object uses, keeps .keep' '
+	midx_both "git multi-pack-index write --preferred-pack=\$(ls -S .git/objects/pack/*.pack | head -1 | xargs basename)" multi-pack-index expire &&
+	midx_both "git multi-pack-index write --preferred-pack=\$(ls -S .git/objects/pack/*.pack | head -1 | xargs basename) && touch \$(ls .git/objects/pack/*.pack | sed -n 3p | sed s/pack\$/keep/)" multi-pack-index expire &&
+	midx_both "git multi-pack-index write" multi-pack-index expire &&
+	midx_both : multi-pack-index expire
+'
+test_expect_success 'usage errors exit 129 as git' '
+	cd base && compare_err multi-pack-index &&
+	compare_err multi-pack-index bogus &&
+	compare_err multi-pack-index write extra
+'
+# repack_both SETUP ARGS...: as midx_both, but packs differ in bytes (delta
+# search), so compare what they hold: the same number of packs, the same
+# objects in the new pack, the same objects overall, and git's verify and
+# fsck on fgit's result.
+repack_both()
+{
+	copies_run "$@" || return 1
+	for d in g f; do
+		(cd "$TRASH/$d" && ls .git/objects/pack | wc -l &&
+		 git cat-file --batch-all-objects --batch-check | sort &&
+		 new=$(ls -t .git/objects/pack/*.idx | head -1) &&
+		 git show-index <$new | cut -d" " -f2 | sort) >"$CMP/$d.state" || return 1
+	done
+	diff -u "$CMP/g.state" "$CMP/f.state" &&
+	git -C "$TRASH/f" multi-pack-index verify && fsck_ok "$TRASH/f"
+}
+
+test_expect_success 'repack --batch-size=0 packs every midx pack into one, in-process' '
+	repack_both "git multi-pack-index write" multi-pack-index repack --batch-size=0 &&
+	repack_both "git multi-pack-index write" multi-pack-index repack
+'
+test_expect_success 'repack with batch sizes: oldest small packs first' '
+	repack_both "git multi-pack-index write" multi-pack-index repack --batch-size=700 &&
+	repack_both "git multi-pack-index write" multi-pack-index repack --batch-size=1k &&
+	repack_both "git multi-pack-index write" multi-pack-index repack --batch-size=100m
+'
+test_expect_success 'repack: .keep packs left out; no midx; fewer than two packs' '
+	repack_both "git multi-pack-index write && touch \$(ls .git/objects/pack/*.pack | sed -n 2p | sed s/pack\$/keep/)" multi-pack-index repack &&
+	repack_both : multi-pack-index repack &&
+	repack_both "git repack -adq && git multi-pack-index write" multi-pack-index repack
+'
+test_expect_success 'repack --batch-size=nonsense: usage error' '
+	(cd base && compare_err multi-pack-index repack --batch-size=x)
+'
+
+echo "$test_count tests, $test_failed failed"
+[ "$test_failed" = 0 ]

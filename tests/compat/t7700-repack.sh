@@ -1,0 +1,71 @@
+#!/bin/sh
+# repack and update-server-info against git: in copies of one repository,
+# the same objects afterwards (cat-file --batch-all-objects), the same
+# packs/loose counts, info/refs and objects/info/packs alike, .keep
+# honoured, git fsck --strict happy; -adf pack size within 2% of git's.
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/lib.sh"
+
+git init -q tmpl && cd tmpl &&
+sh "$HERE/gen-history.sh" 400 25 9 | git fast-import --quiet && git checkout -q main &&
+git tag -a -m v1 v1 main~200 && git branch side main~30 && git repack -adq &&
+git checkout -q -b topic && echo t >t && git add t && git commit -q -m topic &&
+git checkout -q main && echo staged >staged && git add staged &&
+# an unreachable object in the pack and one loose
+git branch gone main~1 && git commit -q --allow-empty -m tmp && git branch gone2 &&
+git reset -q --hard HEAD~1 && git repack -adq && git branch -D gone2 >/dev/null &&
+git reflog expire --expire=now --all && echo unreach | git hash-object -w --stdin >/dev/null &&
+cd "$TRASH" || exit 1
+
+setup() { cp -a "$TRASH/tmpl/." .; }
+objects() { git -C "$1" cat-file --batch-all-objects --batch-check; }
+state() { (cd "$1" && ls .git/objects/pack | sed "s/pack-[0-9a-f]*/pack-X/" | sort | uniq -c &&
+	   git count-objects | sed "s/, [0-9]* kilobytes//"); }
+
+# repack_same ARGS...: git and fgit repack copies; same output, objects, state
+repack_same()
+{
+	compare_write setup repack "$@" &&
+	objects "$TRASH/w.git" >"$TRASH/go" && objects "$TRASH/w" >"$TRASH/fo" &&
+	{ cmp -s "$TRASH/go" "$TRASH/fo" || { echo "objects differ: repack $*"; diff "$TRASH/go" "$TRASH/fo" | head; return 1; }; } &&
+	state "$TRASH/w.git" >"$TRASH/gs" && state "$TRASH/w" >"$TRASH/fs" &&
+	{ cmp -s "$TRASH/gs" "$TRASH/fs" || { echo "state differs: repack $*"; diff "$TRASH/gs" "$TRASH/fs"; return 1; }; } &&
+	fsck_ok "$TRASH/w"
+}
+
+test_expect_success 'repack (incremental), -d, -q' '
+	repack_same -q && repack_same -d -q && repack_same'
+test_expect_success 'repack -a, -ad, -adf, -adF, -l' '
+	repack_same -a -q && repack_same -a -d -q && repack_same -adf -q &&
+	repack_same -adF -q && repack_same -adl -q'
+test_expect_success 'repack -Ad loosens unreachable packed objects' '
+	repack_same -A -d -q'
+test_expect_success 'options: --window, --depth, --threads, -n' '
+	repack_same -adf -q --window=3 --depth=5 --threads=1 &&
+	git verify-pack -v "$TRASH"/w/.git/objects/pack/*.idx | grep "^chain length" >"$TRASH/ch" &&
+	! grep -q "chain length = [6-9]" "$TRASH/ch" &&
+	repack_same -ad -q -n &&
+	cmp "$TRASH/w.git/.git/objects/info/packs" "$TRASH/w/.git/objects/info/packs"'
+test_expect_success 'server info files' '
+	repack_same -ad -q && cmp "$TRASH/w.git/.git/info/refs" "$TRASH/w/.git/info/refs" &&
+	sed "s/pack-[0-9a-f]*/X/" "$TRASH/w.git/.git/objects/info/packs" >"$TRASH/ip1" &&
+	sed "s/pack-[0-9a-f]*/X/" "$TRASH/w/.git/objects/info/packs" >"$TRASH/ip2" &&
+	cmp "$TRASH/ip1" "$TRASH/ip2" &&
+	compare_write setup update-server-info && cmp "$TRASH/w.git/.git/info/refs" "$TRASH/w/.git/info/refs" &&
+	cmp "$TRASH/w.git/.git/objects/info/packs" "$TRASH/w/.git/objects/info/packs"'
+test_expect_success '.keep packs are kept and not repacked' '
+	keep_setup() { setup && p=$(ls .git/objects/pack/*.pack) && touch "${p%.pack}.keep" &&
+		echo new >new && git add new && git commit -q -m new; } &&
+	compare_write keep_setup repack -adq && state "$TRASH/w.git" >"$TRASH/gs" &&
+	state "$TRASH/w" >"$TRASH/fs" && cmp "$TRASH/gs" "$TRASH/fs" && fsck_ok "$TRASH/w"'
+test_expect_success 'nothing new to pack' '
+	compare_write setup repack -ad && compare_write setup repack'
+test_expect_success '-adf pack size within 2% of git' '
+	compare_write setup repack -adf -q &&
+	g=$(cat "$TRASH"/w.git/.git/objects/pack/*.pack | wc -c) &&
+	f=$(cat "$TRASH"/w/.git/objects/pack/*.pack | wc -c) &&
+	echo "git $g fgit $f" && test $((f * 100)) -le $((g * 102))'
+test_expect_success 'unimplemented options exit 129' '
+	(cd tmpl && "$FGIT" repack --write-midx; test $? = 129) &&
+	(cd tmpl && "$FGIT" repack -adb; test $? = 129)'
+test_done

@@ -116,33 +116,4 @@ void fgit_convert_config_load(struct fgit_conv_config *out, const struct fgit_co
 int fgit_convert_may_change(const struct fgit_conv_attrs *attrs,
 			    const struct fgit_conv_config *cfg);
 
-/* ---- where the settings come from (lib/worktree/convert_attr.c) ---- */
-
-struct fgit_config;
-struct fgit_attrs;
-
-/*
- * core.autocrlf (a boolean or "input"), core.eol ("lf", "crlf", "native")
- * and core.safecrlf (a boolean or "warn") read as git reads them.  Unset
- * keys keep git's defaults.  FGIT_EINVALID for a value that is not a
- * boolean where one is needed ("bad boolean config value ...").
- */
-int fgit_conv_config_read(struct fgit_conv_config *out, const struct fgit_config *cfg);
-
-/* Conversion attributes of one path beyond text/eol/ident. */
-struct fgit_conv_extra {
-	const char *filter;		/* the filter=<driver> value, or NULL */
-	const char *encoding;		/* working-tree-encoding=<enc>, or NULL */
-};
-
-/*
- * The conversion attributes of `path` (relative to the top): text (or the
- * older crlf, which text overrides; "input" for either means text with
- * eol=lf), eol, ident; and in *extra (may be NULL) the filter driver and
- * working-tree-encoding, borrowed from `attrs`.  `attrs` may be NULL (no
- * attributes: everything unspecified).
- */
-int fgit_conv_attrs_get(struct fgit_conv_attrs *out, struct fgit_conv_extra *extra,
-			struct fgit_attrs *attrs, const char *path);
-
 #endif

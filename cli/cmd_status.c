@@ -1075,6 +1075,7 @@ struct conv_ctx {
 	struct fgit_repo *repo;
 	struct fgit_attrs *attrs;
 	struct fgit_conv_config cfg;
+	const struct fgit_config *config;	/* filter.<driver>.* */
 	int algo;
 };
 
@@ -1087,7 +1088,7 @@ static int hash_converted(struct fgit_oid *out, const char *fspath, const char *
 	int r;
 
 	/* NEEDSWORK: clean filters (filter=<driver>) are not run here */
-	if (fgit_conv_attrs_get(&a, NULL, c->attrs, path) < 0) {
+	if (fgit_convert_attrs_lookup(&a, c->attrs, c->config, path) < 0) {
 		fgit_error_clear();
 		memset(&a, 0, sizeof(a));
 	}
@@ -1493,8 +1494,8 @@ CLI_CMD(status)
 	conv.repo = s.repo;
 	conv.attrs = cli_attrs(s.repo);
 	conv.algo = fgit_repo_algo(s.repo);
-	if (fgit_conv_config_read(&conv.cfg, s.cfg) < 0)
-		die_last();
+	fgit_convert_config_load(&conv.cfg, s.cfg);
+	conv.config = s.cfg;
 	sto.hash_file = hash_converted;
 	sto.hash_payload = &conv;
 	so.index = idx;

@@ -5,30 +5,11 @@
 #include "fgit/buf.h"
 #include "fgit/common.h"
 #include "fgit/refs.h"
+#include "helpers.h"
 
-static char dir[64];
 static const char *A = "1111111111111111111111111111111111111111";
 static const char *B = "2222222222222222222222222222222222222222";
 static const char *C = "3333333333333333333333333333333333333333";
-
-static void put(const char *name, const char *content)
-{
-	struct fgit_buf p = FGIT_BUF_INIT;
-	FILE *f;
-	char *slash;
-	fgit_buf_addf(&p, "%s/%s", dir, name);
-	for (slash = strchr(p.ptr + strlen(dir) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
-		*slash = '\0';
-		mkdir(p.ptr, 0777);
-		*slash = '/';
-	}
-	f = fopen(p.ptr, "w");
-	if (f) {
-		fputs(content, f);
-		fclose(f);
-	}
-	fgit_buf_release(&p);
-}
 
 static struct fgit_refdb *setup(void)
 {

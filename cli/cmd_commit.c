@@ -18,7 +18,7 @@
  *
  * After the commit, `gc --auto` runs in process (auto_maintenance).
  * Not done here: the post-rewrite hook after
- * --amend, inexact rename detection in the summary, the full status
+ * --amend, the full status
  * listing in the editor template (a short version is written).
  */
 #include <errno.h>
@@ -900,6 +900,7 @@ CLI_CMD(commit)
 	run_hook(&s, index_path, "post-commit", NULL, NULL, NULL);
 
 	if (!s.quiet) {
+		struct fgit_rename_opts ro = FGIT_RENAME_OPTS_INIT;
 		struct fgit_ident a, c;
 		int abbrev = fgit_repo_default_abbrev(s.repo);
 		const char *b = branch_name(&head);
@@ -934,8 +935,11 @@ CLI_CMD(commit)
 			fgit_buf_release(&d);
 		}
 		fgit_buf_reset(&out);
-		/* git's summary detects renames whatever diff.renames says */
-		if (fgit_diff_commit_summary(&out, s.odb, nparents ? &parent_tree : NULL, &tree, 1) < 0)
+		/*
+		 * git's summary detects renames whatever diff.renames says, and
+		 * with the default limit whatever diff.renameLimit says (t7501)
+		 */
+		if (fgit_diff_commit_summary(&out, s.odb, nparents ? &parent_tree : NULL, &tree, &ro) < 0)
 			die_last();
 		if (nparents && !have_parent_tree)
 			die("could not read the parent tree");

@@ -136,11 +136,12 @@ int fgit_diff_renames(struct fgit_rename_result *res, int *too_many,
  * --shortstat line and the --summary lines ("create mode", "delete mode",
  * "mode change", "rename a => b (100%)") of the change from old_tree (NULL:
  * the empty tree, a root commit) to new_tree, appended to out.  Nothing
- * when the trees are equal.  With `renames` (diff.renames, on by default)
- * exact renames are paired.  NEEDSWORK: inexact (similarity) renames.
+ * when the trees are equal.  With `renames` non-NULL, deletions and
+ * additions are paired as fgit_diff_renames() does (exact, then by
+ * similarity, within its limit) and shown as "rename a => b (NN%)".
  */
 int fgit_diff_commit_summary(struct fgit_buf *out, struct fgit_odb *odb,
 			     const struct fgit_oid *old_tree, const struct fgit_oid *new_tree,
-			     int renames);
+			     const struct fgit_rename_opts *renames);
 
 #endif

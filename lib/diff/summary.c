@@ -1,8 +1,8 @@
 /*
  * The change summary `git commit` prints (see fgit_diff_commit_summary in
- * include/fgit/diff.h): one recursive tree diff, exact renames paired by
- * blob id (the destination takes the place in the output, as in git's
- * diffcore), line counts from the line diff, binary files counted as
+ * include/fgit/diff.h): one recursive tree diff, renames paired by the
+ * rename detector (the destination takes the place in the output, as in
+ * git's diffcore), line counts from the line diff, binary files counted as
  * changed with no lines.
  */
 #include <stdlib.h>
@@ -19,6 +19,7 @@ struct change {
 	unsigned int old_mode, new_mode;
 	struct fgit_oid old_oid, new_oid;
 	long rename_from;	/* index of the deleted source, -1 none */
+	int score;		/* the rename's similarity, 0..FGIT_RENAME_MAX_SCORE */
 	int is_source;		/* a deletion taken by a rename */
 };
 
@@ -66,33 +67,76 @@ static int read_blob(void **buf, size_t *len, struct fgit_odb *odb, const struct
 	return fgit_odb_read(buf, len, &t, odb, oid);
 }
 
+/* Pair deletions with additions through the rename detector (exact ids, then similarity). */
+static int pair_renames(struct list *l, struct fgit_odb *odb, const struct fgit_rename_opts *ro)
+{
+	struct fgit_rename_file *src = NULL, *dst = NULL;
+	struct fgit_rename_result *res = NULL;
+	size_t *si = NULL, *di = NULL, ns = 0, nd = 0, i;
+	int r = 0;
+
+	for (i = 0; i < l->n; i++) {
+		ns += l->v[i].status == FGIT_DIFF_DELETED;
+		nd += l->v[i].status == FGIT_DIFF_ADDED;
+	}
+	if (!ns || !nd)
+		return 0;
+	src = calloc(ns, sizeof(*src));
+	dst = calloc(nd, sizeof(*dst));
+	si = calloc(ns, sizeof(*si));
+	di = calloc(nd, sizeof(*di));
+	res = calloc(nd, sizeof(*res));
+	if (!src || !dst || !si || !di || !res) {
+		r = fgit_error_set(FGIT_ENOMEM, "out of memory");
+		goto out;
+	}
+	ns = nd = 0;
+	for (i = 0; i < l->n; i++) {
+		struct change *c = &l->v[i];
+		if (c->status == FGIT_DIFF_DELETED) {
+			src[ns].path = c->path;
+			src[ns].mode = c->old_mode;
+			src[ns].oid = c->old_oid;
+			si[ns++] = i;
+		} else if (c->status == FGIT_DIFF_ADDED) {
+			dst[nd].path = c->path;
+			dst[nd].mode = c->new_mode;
+			dst[nd].oid = c->new_oid;
+			di[nd++] = i;
+		}
+	}
+	if ((r = fgit_diff_renames(res, NULL, src, ns, dst, nd, odb, ro)) < 0)
+		goto out;
+	for (i = 0; i < nd; i++) {
+		if (res[i].src < 0)
+			continue;
+		l->v[si[res[i].src]].is_source = 1;
+		l->v[di[i]].rename_from = (long)si[res[i].src];
+		l->v[di[i]].score = res[i].score;
+	}
+out:
+	free(src);
+	free(dst);
+	free(si);
+	free(di);
+	free(res);
+	return r;
+}
+
 int fgit_diff_commit_summary(struct fgit_buf *out, struct fgit_odb *odb,
 			     const struct fgit_oid *old_tree, const struct fgit_oid *new_tree,
-			     int renames)
+			     const struct fgit_rename_opts *renames)
 {
 	struct list l = { NULL, 0, 0 };
 	struct fgit_buf sum = FGIT_BUF_INIT;
-	size_t i, j, files = 0, ins = 0, del = 0;
+	size_t i, files = 0, ins = 0, del = 0;
 	int r;
 
 	r = fgit_diff_trees(odb, old_tree, new_tree, NULL, FGIT_DIFF_TREE_RECURSIVE, collect, &l);
 	if (r < 0)
 		goto out;
-	if (renames) {
-		for (i = 0; i < l.n; i++) {
-			if (l.v[i].status != FGIT_DIFF_ADDED)
-				continue;
-			for (j = 0; j < l.n; j++)
-				if (l.v[j].status == FGIT_DIFF_DELETED && !l.v[j].is_source &&
-				    fgit_oid_equal(&l.v[j].old_oid, &l.v[i].new_oid) &&
-				    (l.v[j].old_mode & 0170000) == (l.v[i].new_mode & 0170000))
-					break;
-			if (j < l.n) {
-				l.v[j].is_source = 1;
-				l.v[i].rename_from = (long)j;
-			}
-		}
-	}
+	if (renames && (r = pair_renames(&l, odb, renames)) < 0)
+		goto out;
 	for (i = 0; i < l.n; i++) {
 		struct change *c = &l.v[i];
 		void *a = NULL, *b = NULL;
@@ -105,10 +149,15 @@ int fgit_diff_commit_summary(struct fgit_buf *out, struct fgit_odb *odb,
 			struct change *src = &l.v[c->rename_from];
 			fgit_buf_adds(&sum, " rename ");
 			fgit_diff_rename_name(&sum, src->path, c->path);
-			fgit_buf_adds(&sum, " (100%)\n");
+			fgit_buf_addf(&sum, " (%d%%)\n", c->score * 100 / FGIT_RENAME_MAX_SCORE);
 			if (src->old_mode != c->new_mode)
 				fgit_buf_addf(&sum, " mode change %06o => %06o\n", src->old_mode, c->new_mode);
-			continue;
+			if (fgit_oid_equal(&src->old_oid, &c->new_oid))
+				continue;
+			/* an inexact rename: its lines count as a modification */
+			c->old_oid = src->old_oid;
+			c->old_mode = src->old_mode;
+			c->status = FGIT_DIFF_MODIFIED;
 		}
 		if (c->status != FGIT_DIFF_ADDED &&
 		    (r = read_blob(&a, &al, odb, &c->old_oid, c->old_mode)) < 0)
@@ -129,7 +178,9 @@ int fgit_diff_commit_summary(struct fgit_buf *out, struct fgit_odb *odb,
 		}
 		free(a);
 		free(b);
-		if (c->status == FGIT_DIFF_ADDED)
+		if (c->rename_from >= 0)
+			;	/* its lines printed above */
+		else if (c->status == FGIT_DIFF_ADDED)
 			fgit_buf_addf(&sum, " create mode %06o %s\n", c->new_mode, c->path);
 		else if (c->status == FGIT_DIFF_DELETED)
 			fgit_buf_addf(&sum, " delete mode %06o %s\n", c->old_mode, c->path);

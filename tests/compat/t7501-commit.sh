@@ -100,4 +100,17 @@ setup_rename()
 }
 test_expect_success 'summary: renames, modes, binary files, deletions' '
 	SETUP=setup_rename check commit -m renames && SETUP=setup_rename check -c diff.renames=false commit -m norename'
+setup_inexact()
+{
+	git init -q . && mkdir -p d && seq 1 40 >a && seq 100 160 >d/b && seq 200 230 >c && cp c c-copy &&
+	printf "x\0y\n" >bin && git add . && git commit -q -m one &&
+	git mv a a2 && echo more >>a2 && git mv d/b e/b 2>/dev/null || { mkdir e && git mv d/b e/b; } &&
+	sed -i 1,30d e/b && git rm -q c c-copy && cp "$TRASH/c-orig" c3 && git add c3 && chmod +x a2 && git add a2 &&
+	git mv bin bin2 && printf "x\0z\n" >bin2 && git add bin2
+}
+test_expect_success 'summary: similarity renames, scores, two identical sources, renameLimit' '
+	seq 200 230 >"$TRASH/c-orig" &&
+	SETUP=setup_inexact check commit -m inexact &&
+	SETUP=setup_inexact check -c diff.renameLimit=1 commit -m limited &&
+	SETUP=setup_inexact check -c diff.renames=false commit -m norename'
 test_done

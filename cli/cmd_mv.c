@@ -13,6 +13,7 @@
 #include "fgit/buf.h"
 #include "fgit/lockfile.h"
 #include "fgit/mv.h"
+#include "fgit/pathspec.h"
 #include "fgit/repo.h"
 
 static const char *const mv_usage[] = {
@@ -26,41 +27,14 @@ static const char *const mv_usage[] = {
  */
 static char *top_path(struct fgit_repo *repo, const char *arg, int keep_slash)
 {
-	struct fgit_buf in = FGIT_BUF_INIT, out = FGIT_BUF_INIT;
-	const char *top = fgit_repo_work_tree(repo), *p;
-	size_t tl = strlen(top);
-	int slash;
+	struct fgit_buf out = FGIT_BUF_INIT;
+	size_t n = strlen(arg);
 
-	if (arg[0] == '/') {
-		if (strncmp(arg, top, tl) || (arg[tl] && arg[tl] != '/'))
-			die("'%s' is outside repository at '%s'", arg, top);
-		fgit_buf_adds(&in, arg + tl);
-	} else {
-		fgit_buf_adds(&in, cli_globals.prefix ? cli_globals.prefix : "");
-		fgit_buf_adds(&in, arg);
-	}
-	slash = in.len && in.ptr[in.len - 1] == '/';
-	for (p = in.ptr; *p;) {
-		const char *e = strchr(p, '/');
-		size_t n = e ? (size_t)(e - p) : strlen(p);
-		if (n == 0 || (n == 1 && p[0] == '.')) {
-			/* nothing */
-		} else if (n == 2 && p[0] == '.' && p[1] == '.') {
-			char *s;
-			if (!out.len)
-				die("'%s' is outside repository at '%s'", arg, top);
-			s = strrchr(out.ptr, '/');
-			fgit_buf_setlen(&out, s ? (size_t)(s - out.ptr) : 0);
-		} else {
-			if (out.len)
-				fgit_buf_addch(&out, '/');
-			fgit_buf_add(&out, p, n);
-		}
-		p += n + (e ? 1 : 0);
-	}
-	if (keep_slash && slash && out.len)
-		fgit_buf_addch(&out, '/');
-	fgit_buf_release(&in);
+	if (fgit_path_normalize(&out, cli_globals.prefix, arg, fgit_repo_work_tree(repo)))
+		die_last();
+	if (!(keep_slash && n && arg[n - 1] == '/'))
+		while (out.len && out.ptr[out.len - 1] == '/')
+			fgit_buf_setlen(&out, out.len - 1);
 	return fgit_buf_detach(&out, NULL);
 }
 

@@ -1069,44 +1069,6 @@ static void print_long(struct st *s)
 	}
 }
 
-/* ---- the to-git conversion for content checks ---- */
-
-struct conv_ctx {
-	struct fgit_repo *repo;
-	struct fgit_attrs *attrs;
-	struct fgit_conv_config cfg;
-	const struct fgit_config *config;	/* filter.<driver>.* */
-	int algo;
-};
-
-static int hash_converted(struct fgit_oid *out, const char *fspath, const char *path,
-			  const struct stat *st, void *payload)
-{
-	struct conv_ctx *c = payload;
-	struct fgit_conv_attrs a;
-	struct fgit_buf raw = FGIT_BUF_INIT, conv = FGIT_BUF_INIT;
-	int r;
-
-	/* NEEDSWORK: clean filters (filter=<driver>) are not run here */
-	if (fgit_convert_attrs_lookup(&a, c->attrs, c->config, path) < 0) {
-		fgit_error_clear();
-		memset(&a, 0, sizeof(a));
-	}
-	if (!fgit_convert_may_change(&a, &c->cfg))
-		return fgit_worktree_hash_file(out, fspath, st, c->algo);
-	if ((r = fgit_buf_read_file(&raw, fspath)) < 0)
-		goto out;
-	r = fgit_convert_to_git(&conv, path, raw.ptr, raw.len, &a, &c->cfg, 0, NULL);
-	if (r < 0)
-		goto out;
-	r = r ? fgit_hash_object(out, c->algo, FGIT_OBJ_BLOB, conv.ptr, conv.len) :
-		fgit_hash_object(out, c->algo, FGIT_OBJ_BLOB, raw.ptr, raw.len);
-out:
-	fgit_buf_release(&raw);
-	fgit_buf_release(&conv);
-	return r;
-}
-
 /* ---- setup ---- */
 
 static int parse_untracked(const char *v)
@@ -1387,7 +1349,6 @@ CLI_CMD(status)
 	struct fgit_ignore *ig = NULL;
 	struct fgit_status_options so = FGIT_STATUS_OPTIONS_INIT;
 	struct fgit_wt_stat_options sto;
-	struct conv_ctx conv;
 	struct fgit_untr *uc;
 	struct fgit_oid tree;
 	char *index_path;
@@ -1491,13 +1452,6 @@ CLI_CMD(status)
 			die_last();
 	}
 	cli_wt_stat_options(&sto, s.repo);
-	conv.repo = s.repo;
-	conv.attrs = cli_attrs(s.repo);
-	conv.algo = fgit_repo_algo(s.repo);
-	fgit_convert_config_load(&conv.cfg, s.cfg);
-	conv.config = s.cfg;
-	sto.hash_file = hash_converted;
-	sto.hash_payload = &conv;
 	so.index = idx;
 	so.head_tree = s.initial ? NULL : &tree;
 	so.odb = s.odb;

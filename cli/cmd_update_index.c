@@ -9,7 +9,8 @@
  * --refresh, --really-refresh, -q, --unmerged, --ignore-missing,
  * --index-version, --verbose, --info-only, --stdin, --index-info, -z.
  * Others exit 129.
- * NEEDSWORK: contents are hashed without CRLF/filter conversion.
+ * File contents go through the to-git conversion (clean filter, eol,
+ * ident) of their path, core.safecrlf checked when they are written.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,12 +20,14 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "cli.h"
+#include "convert_setup.h"
 #include "wt_setup.h"
 #include "fgit/buf.h"
 #include "fgit/hash.h"
 #include "fgit/index.h"
 #include "fgit/object.h"
 #include "fgit/odb.h"
+#include "fgit/pathspec.h"
 #include "fgit/quote.h"
 #include "fgit/repo.h"
 #include "fgit/worktree.h"
@@ -56,9 +59,10 @@ static char *fs_path(struct ui *u, const char *path)
 }
 
 /* Hash (and unless --info-only write) the file as a blob. */
-static int index_file(struct ui *u, struct fgit_oid *out, const char *fspath, const struct stat *st)
+static int index_file(struct ui *u, struct fgit_oid *out, const char *path, const char *fspath,
+		      const struct stat *st)
 {
-	struct fgit_buf b = FGIT_BUF_INIT;
+	struct fgit_buf b = FGIT_BUF_INIT, conv = FGIT_BUF_INIT;
 	int r;
 
 	if (S_ISLNK(st->st_mode)) {
@@ -78,12 +82,18 @@ static int index_file(struct ui *u, struct fgit_oid *out, const char *fspath, co
 		close(fd);
 		if (n < 0)
 			return -1;
+		if (cli_convert_to_git(&conv, path, b.ptr, b.len, u->info_only ? 0 : CLI_CONVERT_WRITE)) {
+			struct fgit_buf t = b;
+			b = conv;
+			conv = t;
+		}
 	}
 	if (u->info_only)
 		r = fgit_hash_object(out, fgit_repo_algo(u->repo), FGIT_OBJ_BLOB, b.ptr, b.len);
 	else
 		r = fgit_odb_write(out, u->odb, FGIT_OBJ_BLOB, b.ptr, b.len);
 	fgit_buf_release(&b);
+	fgit_buf_release(&conv);
 	return r;
 }
 
@@ -107,7 +117,7 @@ static int add_one(struct ui *u, const char *path, const char *fspath, const str
 	fgit_worktree_fill_stat(e, st, &u->so);
 	if (old)
 		e->flags = old->flags & FGIT_INDEX_ONDISK_FLAGS & ~FGIT_INDEX_INTENT_TO_ADD;
-	if (index_file(u, &e->oid, fspath, st)) {
+	if (index_file(u, &e->oid, path, fspath, st)) {
 		fgit_index_entry_free(e);
 		return error("%s: failed to insert into database", path);
 	}
@@ -161,10 +171,18 @@ static void mark_flag(struct ui *u, const char *path, unsigned flag, int set)
 
 static void update_one(struct ui *u, const char *arg)
 {
-	char *path = cli_prefix_path(u->prefix, arg), *fspath;
+	struct fgit_buf nb = FGIT_BUF_INIT;
+	char *path, *fspath;
 	struct stat st;
 
-	/* NEEDSWORK: git's prefix_path also normalises "./", "../" and "//" */
+	/* git's prefix_path: ".", ".." and "//" resolved, the top not left */
+	if (fgit_path_normalize(&nb, u->prefix, arg, u->top))
+		die_last();
+	path = fgit_buf_detach(&nb, NULL);
+	if (!fgit_index_path_valid(path)) {
+		fprintf(stderr, "Ignoring path %s\n", path);
+		goto chmod;
+	}
 	if (u->mark_valid || u->mark_skip) {
 		if (u->mark_valid)
 			mark_flag(u, path, FGIT_INDEX_ASSUME_VALID, u->mark_valid > 0);
@@ -428,6 +446,7 @@ CLI_CMD(update_index)
 	u.prefix = fgit_repo_prefix(u.repo);
 	u.top = fgit_repo_work_tree(u.repo);
 	cli_wt_stat_options(&u.so, u.repo);
+	cli_convert_setup(u.repo, "update-index");
 	if (fgit_repo_odb(&u.odb, u.repo))
 		die_last();
 	index_path = cli_index_path(u.repo);

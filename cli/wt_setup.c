@@ -7,7 +7,11 @@
 #include <unistd.h>
 #include "cli.h"
 #include "wt_setup.h"
+#include "attr_setup.h"
+#include "fgit/convert.h"
+#include "fgit/hash.h"
 #include "fgit/lockfile.h"
+#include "fgit/object.h"
 #include "fgit/config.h"
 #include "fgit/date.h"
 #include "fgit/repo.h"
@@ -156,14 +160,65 @@ out:
 	return r;
 }
 
+/*
+ * Content checks (racily clean entries, --really-refresh) hash the file as
+ * `git add` would store it: through the path's clean filter, eol and ident
+ * conversion.  One context per process: the CLI works on one repository.
+ */
+struct conv_ctx {
+	struct fgit_attrs *attrs;
+	struct fgit_conv_config cfg;
+	const struct fgit_config *config;	/* filter.<driver>.* */
+	int algo;
+};
+
+static int hash_converted(struct fgit_oid *out, const char *fspath, const char *path,
+			  const struct stat *st, void *payload)
+{
+	struct conv_ctx *c = payload;
+	struct fgit_conv_attrs a;
+	struct fgit_buf raw = FGIT_BUF_INIT, conv = FGIT_BUF_INIT;
+	int r;
+
+	if (fgit_convert_attrs_lookup(&a, c->attrs, c->config, path) < 0) {
+		fgit_error_clear();
+		memset(&a, 0, sizeof(a));
+	}
+	if (!fgit_convert_may_change(&a, &c->cfg))
+		return fgit_worktree_hash_file(out, fspath, st, c->algo);
+	if ((r = fgit_buf_read_file(&raw, fspath)) < 0)
+		goto out;
+	r = fgit_convert_to_git(&conv, path, raw.ptr, raw.len, &a, &c->cfg, 0, NULL);
+	if (r < 0)
+		goto out;
+	r = r ? fgit_hash_object(out, c->algo, FGIT_OBJ_BLOB, conv.ptr, conv.len) :
+		fgit_hash_object(out, c->algo, FGIT_OBJ_BLOB, raw.ptr, raw.len);
+out:
+	fgit_buf_release(&raw);
+	fgit_buf_release(&conv);
+	return r;
+}
+
 void cli_wt_stat_options(struct fgit_wt_stat_options *o, struct fgit_repo *repo)
 {
+	static struct conv_ctx conv;
 	struct fgit_config *cfg = fgit_repo_config(repo);
 	const char *v;
 	int b;
 
 	*o = (struct fgit_wt_stat_options)FGIT_WT_STAT_OPTIONS_INIT;
 	o->algo = fgit_repo_algo(repo);
+	if (!conv.attrs && fgit_repo_work_tree(repo)) {
+		conv.attrs = cli_attrs(repo);
+		conv.algo = o->algo;
+		fgit_convert_config_load(&conv.cfg, cfg);
+		conv.cfg.filter_dir = fgit_repo_work_tree(repo);
+		conv.config = cfg;
+	}
+	if (conv.attrs) {
+		o->hash_file = hash_converted;
+		o->hash_payload = &conv;
+	}
 	if (!fgit_config_get_bool(&b, cfg, "core.filemode"))
 		o->trust_exec_bit = b;
 	if (!fgit_config_get_bool(&b, cfg, "core.trustctime"))

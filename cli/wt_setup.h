@@ -43,7 +43,10 @@ void cli_add_c_quoted(struct fgit_buf *b, const char *s, size_t len, int quote_p
 void cli_add_relative(struct fgit_buf *b, const char *path, const char *prefix);
 /* core.excludesFile (or XDG default) then <git-dir>/info/exclude. */
 int cli_add_standard_excludes(struct fgit_ignore *ig, struct fgit_repo *repo);
-/* Stat comparison options from core.filemode etc. */
+/*
+ * Stat comparison options from core.filemode etc.; content checks hash
+ * through the to-git conversion (clean filter, eol, ident) of each path.
+ */
 void cli_wt_stat_options(struct fgit_wt_stat_options *o, struct fgit_repo *repo);
 
 #endif

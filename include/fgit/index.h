@@ -212,6 +212,9 @@ int fgit_index_find_any_stage(size_t *out, const struct fgit_index *idx,
  */
 int fgit_index_add(struct fgit_index *idx, struct fgit_index_entry *e);
 
+/* May path be an index entry (git's verify_path for a non-directory)? */
+int fgit_index_path_valid(const char *path);
+
 enum fgit_index_add_flags {
 	/* Remove the entries that make e's path both a file and a directory. */
 	FGIT_INDEX_ADD_OK_TO_REPLACE = 1 << 0,

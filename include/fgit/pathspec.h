@@ -69,6 +69,18 @@ int fgit_pathspec_new(struct fgit_pathspec **out, const char *prefix,
 		      const char *worktree);
 void fgit_pathspec_free(struct fgit_pathspec *ps);
 
+struct fgit_buf;
+/*
+ * git's prefix_path(): prefix ("" or "d/", may be NULL) + path with "",
+ * "." and ".." components resolved, into out (reset first).  An absolute
+ * path must lie inside `worktree` and drops the prefix.  A trailing slash
+ * is kept when path ends in '/', '.' or '..' (and the result is not
+ * empty).  FGIT_EINVALID "'<path>' is outside repository at '<worktree>'"
+ * for a path that leaves the top.
+ */
+int fgit_path_normalize(struct fgit_buf *out, const char *prefix, const char *path,
+			const char *worktree);
+
 /* Number of elements, including an implicit one added for exclusions. */
 size_t fgit_pathspec_count(const struct fgit_pathspec *ps);
 /* Element i as given (borrowed; "" for the implicit one). */

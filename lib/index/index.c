@@ -337,6 +337,11 @@ static int path_ok(const char *p)
 	}
 }
 
+int fgit_index_path_valid(const char *path)
+{
+	return path_ok(path);
+}
+
 /*
  * git's D/F check: would e make a path both a file and a directory at its
  * stage?  With replace, the entries in the way are removed instead.

@@ -223,15 +223,11 @@ static int parse_magic(const char *elt, unsigned *magic, const char **rest)
 	return 0;
 }
 
-/*
- * prefix + rest, with "", "." and ".." components resolved.  A trailing
- * slash is kept when rest ends in '/', '.' or '..', or is empty.
- */
-static int normalize(struct fgit_buf *out, const char *prefix, size_t plen,
-		     const char *rest, const char *elt, const char *worktree)
+int fgit_path_normalize(struct fgit_buf *out, const char *prefix, const char *path,
+			const char *worktree)
 {
-	const char *src[2];
-	size_t srclen[2], k, restlen = strlen(rest);
+	const char *src[2], *rest = path;
+	size_t srclen[2], k, restlen = strlen(path), plen = prefix ? strlen(prefix) : 0;
 	int keep_slash, ret;
 
 	fgit_buf_reset(out);
@@ -283,6 +279,20 @@ static int normalize(struct fgit_buf *out, const char *prefix, size_t plen,
 	return 0;
 outside:
 	if (worktree)
+		return fgit_error_set(FGIT_EINVALID, "'%s' is outside repository at '%s'",
+				      path, worktree);
+	return fgit_error_set(FGIT_EINVALID, "'%s' is outside repository", path);
+}
+
+/* fgit_path_normalize() for a pathspec element: git names the element first. */
+static int normalize(struct fgit_buf *out, const char *prefix, const char *rest,
+		     const char *elt, const char *worktree)
+{
+	int ret = fgit_path_normalize(out, prefix, rest, worktree);
+
+	if (ret != FGIT_EINVALID)
+		return ret;
+	if (worktree)
 		return fgit_error_set(FGIT_EINVALID,
 				      "%s: '%s' is outside repository at '%s'",
 				      elt, elt, worktree);
@@ -322,7 +332,7 @@ static int parse_item(struct item *it, const char *elt, const char *prefix,
 		ret = fgit_buf_adds(&m, rest);
 		plen = 0;
 	} else {
-		ret = normalize(&m, prefix, plen, rest, elt, worktree);
+		ret = normalize(&m, prefix, rest, elt, worktree);
 	}
 	if (ret)
 		goto out;

@@ -109,4 +109,25 @@ test_expect_success 'index.version, feature.manyFiles, GIT_INDEX_VERSION for a n
 # (feature.manyFiles also turns the untracked cache on: git then adds an
 # empty UNTR extension, which comes with the untracked-cache work.)
 
+setup_paths()
+{
+	setup_new && mkdir -p sub && echo s >sub/s
+}
+test_expect_success 'paths as git prefix_path and verify_path take them: ./, .., //, absolute, invalid' '
+	for p in ./a d/../a d//c "$TRASH/w/a" /tmp/outside ../a . d/ a/ d d/c/ .gitx .GIT/x .git/config; do
+		for o in --add "--add --chmod=+x" "--force-remove"; do
+			compare_write setup_paths update-index $o "$p" &&
+			cmp "$CMP/git.err" "$CMP/fgit.err" && (cd "$TRASH/w.git" && git ls-files -s) >"$CMP/g.ls" &&
+			(cd "$TRASH/w" && git ls-files -s) >"$CMP/f.ls" && cmp "$CMP/g.ls" "$CMP/f.ls" ||
+			{ echo "update-index $o $p"; diff "$CMP/git.err" "$CMP/fgit.err"; return 1; }
+		done
+	done &&
+	printf "./a\nd/../d/c\n.git/x\n" >"$TRASH/in" &&
+	CMP_STDIN="$TRASH/in" compare_write setup_paths update-index --add --stdin &&
+	cmp "$CMP/git.err" "$CMP/fgit.err"'
+test_expect_success 'paths from a subdirectory' '
+	for p in ../a s ./s ../d/c ../../x; do
+		compare_write setup_paths -C sub update-index --add "$p" && cmp "$CMP/git.err" "$CMP/fgit.err" || return 1
+	done'
+
 test_done

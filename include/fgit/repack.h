@@ -53,13 +53,6 @@ int fgit_repack(struct fgit_repack_result *out, struct fgit_repo *repo,
 		const struct fgit_repack_options *opts);
 
 /*
- * git prune-packed: remove loose objects that are also in a local pack,
- * and fanout directories left empty.  dry_run: only count.  *removed
- * (may be NULL) gets the count.
- */
-int fgit_prune_packed(size_t *removed, struct fgit_odb *odb, int dry_run);
-
-/*
  * git update-server-info: info/refs (each ref under refs/ and, for tags,
  * the peeled id as "<ref>^{}") and objects/info/packs.  force: rewrite
  * even when unchanged.

@@ -21,6 +21,7 @@
 #include "fgit/object.h"
 #include "fgit/odb.h"
 #include "fgit/pack.h"
+#include "fgit/prune.h"
 #include "fgit/refs.h"
 #include "fgit/repack.h"
 #include "fgit/repo.h"
@@ -234,7 +235,7 @@ int fgit_repack(struct fgit_repack_result *out, struct fgit_repo *repo,
 	}
 	if ((ret = fgit_odb_refresh(odb)) < 0)
 		goto out;
-	if (opts->delete_redundant && (ret = fgit_prune_packed(NULL, odb, 0)) < 0)
+	if (opts->delete_redundant && (ret = fgit_odb_prune_packed(odb, 0, -1, NULL, NULL)) < 0)
 		goto out;
 	if (opts->update_server_info && (ret = fgit_update_server_info(repo, 0)) < 0)
 		goto out;
@@ -247,66 +248,6 @@ out:
 	fgit_packer_free(pk);
 	fgit_index_free(own_index);
 	fgit_buf_release(&base);
-	return ret;
-}
-
-/* ---- prune-packed ---- */
-
-int fgit_prune_packed(size_t *removed, struct fgit_odb *odb, int dry_run)
-{
-	const char *objdir = fgit_odb_path(odb);
-	int algo = fgit_odb_algo(odb);
-	size_t hexsz = fgit_hash_hexsz(algo), count = 0;
-	struct fgit_buf path = FGIT_BUF_INIT;
-	int fan, ret = 0;
-
-	for (fan = 0; fan < 256 && !ret; fan++) {
-		DIR *d;
-		struct dirent *de;
-		size_t base;
-		fgit_buf_reset(&path);
-		if (fgit_buf_addf(&path, "%s/%02x", objdir, fan)) {
-			ret = FGIT_ENOMEM;
-			break;
-		}
-		d = opendir(path.ptr);
-		if (!d)
-			continue;
-		base = path.len;
-		while ((de = readdir(d))) {
-			char hex[FGIT_MAX_HEXSZ + 1];
-			struct fgit_oid oid;
-			struct fgit_packed_entry pe;
-			if (strlen(de->d_name) != hexsz - 2)
-				continue;
-			snprintf(hex, 3, "%02x", fan);
-			memcpy(hex + 2, de->d_name, hexsz - 2);
-			hex[hexsz] = '\0';
-			if (fgit_oid_from_hex(&oid, hex, algo))
-				continue;
-			/* the odb keeps listing packs deleted under it: the
-			 * pack must still be there */
-			if (fgit_odb_packed_entry(&pe, odb, &oid) != 0 || access(pe.pack_path, F_OK))
-				continue;
-			count++;
-			if (dry_run)
-				continue;
-			fgit_buf_setlen(&path, base);
-			fgit_buf_addf(&path, "/%s", de->d_name);
-			if (unlink(path.ptr) && errno != ENOENT) {
-				ret = fgit_error_errno(FGIT_ERROR, "unable to unlink %s", path.ptr);
-				break;
-			}
-		}
-		closedir(d);
-		fgit_buf_setlen(&path, base);
-		if (!dry_run)
-			rmdir(path.ptr);	/* only if empty, as git */
-	}
-	fgit_buf_release(&path);
-	if (removed)
-		*removed = count;
-	fgit_error_clear();
 	return ret;
 }
 

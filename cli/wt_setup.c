@@ -12,6 +12,7 @@
 #include "fgit/hash.h"
 #include "fgit/lockfile.h"
 #include "fgit/object.h"
+#include "fgit/quote.h"
 #include "fgit/config.h"
 #include "fgit/date.h"
 #include "fgit/repo.h"
@@ -91,29 +92,7 @@ void cli_add_c_quoted(struct fgit_buf *b, const char *s, size_t len, int quote_p
 
 void cli_add_relative(struct fgit_buf *b, const char *path, const char *prefix)
 {
-	const char *p = prefix ? prefix : "", *in = path;
-	size_t ups = 0, start = b->len;
-
-	while (*p) {
-		const char *slash = strchr(p, '/');
-		size_t n = slash ? (size_t)(slash - p) : strlen(p);
-		if (strncmp(in, p, n) || (in[n] != '/' && in[n] != '\0'))
-			break;
-		in += n;
-		p += n + (slash ? 1 : 0);
-		if (*in == '/')
-			in++;
-		else
-			break;
-	}
-	for (; *p; p++)
-		if (*p == '/')
-			ups++;
-	while (ups--)
-		fgit_buf_adds(b, "../");
-	fgit_buf_adds(b, in);
-	if (b->len == start)
-		fgit_buf_adds(b, "./");
+	fgit_relative_path(b, path, prefix ? prefix : "");
 }
 
 int cli_add_standard_excludes(struct fgit_ignore *ig, struct fgit_repo *repo)

@@ -2,6 +2,7 @@
 # object database on tmpfs each run (every blob deflated and written).
 # git: 12.5 s on a quiet machine.  Target ratio <= 0.4.
 title='add -A, 100,000 files, empty index, fresh objects'
+target='≤ 0.4'
 corpus=small
 dir='$CORPUS/tree'
 prepare='rm -rf "$BENCH_SHM/add.git" && @GIT@ init -q --bare "$BENCH_SHM/add.git"'

@@ -2,6 +2,7 @@
 # object is already in the repository's pack (hashing only, no deflate).
 # Target ratio <= 0.6.
 title='add -A, 100,000 files, empty index, objects present'
+target='≤ 0.6'
 corpus=small
 dir='$CORPUS/tree'
 prepare='rm -f "$BENCH_SHM/add-present.index"'

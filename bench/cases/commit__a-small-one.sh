@@ -3,6 +3,7 @@
 # file system) is reset before every run: branch back to the corpus
 # commit, index restored, one file rewritten.  git: 0.16 s.  Target <= 0.6.
 title='commit -a, 100,000 files, one changed'
+target='≤ 0.6'
 corpus=small
 # the runner needs an existing directory before setup() makes the clone
 dir='$CORPUS/tree'

@@ -5,6 +5,7 @@
 # have them yet; they cost little here), and so are bitmaps (the repository
 # is bare; fgit does not write them yet).
 title='gc, 20,000 loose objects'
+target='≤ 0.6'
 corpus=small
 dir='$BENCH_DIR'
 prepare='rm -rf "$BENCH_SHM/gc.git" && cp -a "$BENCH_DIR/gc20k/repo.git" "$BENCH_SHM/gc.git"'

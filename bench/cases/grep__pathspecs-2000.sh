@@ -1,5 +1,6 @@
 # Issue 5: 2,000 literal pathspecs, worktree (target <= 0.5).
 title='grep literal, 2000 literal pathspecs'
+target='≤ 0.5'
 corpus=kernel
 dir='$CORPUS/linux'
 cmd='@GIT@ grep MODULE_LICENSE -- $(cat ../grep-paths-2000)'

@@ -1,5 +1,6 @@
 # Issue 5: -P, worktree (target <= 0.7).
 title='grep -P, worktree'
+target='≤ 0.7'
 corpus=kernel
 dir='$CORPUS/linux'
 cmd='@GIT@ grep -P "INITRAMFS_ROOT_U\\w+"'

@@ -1,5 +1,6 @@
 # Issue 5: -p on C files (target <= 0.8).
 title='grep -p on C files'
+target='≤ 0.8'
 corpus=kernel
 dir='$CORPUS/linux'
 cmd='@GIT@ grep -p kmemdup_nul -- "*.c"'

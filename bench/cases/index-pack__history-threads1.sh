@@ -1,6 +1,7 @@
 # Issue 6: index the history's whole pack
 # into a scratch .idx on tmpfs, one thread.  git: 39.6 s (real 849k).
 title='index-pack --threads=1, history pack'
+target='≤ 0.6'
 corpus=history
 dir='$BENCH_SHM'
 prepare='rm -rf "$BENCH_SHM/ip.git" "$BENCH_SHM/ip.idx" && @GIT@ init -q --bare "$BENCH_SHM/ip.git"'

@@ -4,6 +4,7 @@
 # git before each run.  git runs pack-objects as a child fed through a pipe;
 # fgit repacks in process.
 title='multi-pack-index repack --batch-size=0, history split into 5 packs'
+target='≤ 0.6'
 corpus=history
 dir='$BENCH_SHM'
 prepare='rm -rf "$BENCH_SHM/midx5r.git" && cp -r "$BENCH_DIR/midx5/repo.git" "$BENCH_SHM/midx5r.git" && @GIT@ -C "$BENCH_SHM/midx5r.git" multi-pack-index write'

@@ -3,6 +3,7 @@
 # whole), built once into $BENCH_DIR/midx5.  The midx is removed before each
 # run; git and fgit write byte-identical files (compat t5319).
 title='multi-pack-index write, history split into 5 packs'
+target='≤ 0.6'
 corpus=history
 dir='$BENCH_DIR/midx5/repo.git'
 prepare='rm -f objects/pack/multi-pack-index'

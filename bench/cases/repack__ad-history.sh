@@ -2,6 +2,7 @@
 # existing pack), in a copy on tmpfs (made outside the timing).  git also writes a
 # .bitmap here (bare repository); fgit does not write bitmaps yet.
 title='repack -ad (reuse), history'
+target='≤ 0.6'
 corpus=history
 dir='$BENCH_SHM'
 prepare='rm -rf "$BENCH_SHM/rp.git" && cp -r "$CORPUS/history.git" "$BENCH_SHM/rp.git"'

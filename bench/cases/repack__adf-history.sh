@@ -2,6 +2,7 @@
 # copy on tmpfs (made outside the timing).  git also writes a .bitmap here (bare repository,
 # repack.writeBitmaps default); fgit does not write bitmaps yet.
 title='repack -adf, history'
+target='≤ 0.8'
 corpus=history
 dir='$BENCH_SHM'
 prepare='rm -rf "$BENCH_SHM/rp.git" && cp -r "$CORPUS/history.git" "$BENCH_SHM/rp.git"'

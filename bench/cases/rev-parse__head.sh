@@ -1,5 +1,6 @@
 # Startup cost: discovery, config, one ref.
 title='rev-parse HEAD (startup)'
+target=''
 corpus=small
 dir='$CORPUS/tree'
 cmd='@GIT@ rev-parse HEAD'

@@ -18,36 +18,29 @@
  * must satisfy some conditions on message bits alone ("unavoidable bit
  * conditions"), so a cheap check over W rules out nearly every DV.  Ours are
  * derived by tools/gen-sha1dc-table.py: for each DV, the relations between
- * message bits implied by the additive step equations of steps 35..65 when
- * the state differences are the DV's signed bits (F modelled exactly, all
- * other unknowns free), so they read W[35..65] only.  They hold for every
- * pair following the DV over those steps: no false negatives by
- * construction, checked by tests/unit/hash/sha1dc_ubc.c on concrete pairs
- * built step by step with the real step function, and by the 22 real attack
- * blocks.  A random block passes for some DV with probability about 1/17
- * (measured 5.8%); only then do we recompress.
+ * message bits implied by the additive step equations of steps 35..65, so
+ * they read W[35..65] only.  The model (argued in the generator): the
+ * messages differ by dm, each state word A[31..66] differs modularly by
+ * +-2^b on the DV's bits, and bitwise in any signed-digit form of that
+ * whose carry chains are at most 4 bits long (merges and cancellations
+ * included: SHAttered's A[40] has +2^31 - 2^30 written as +2^30); F is
+ * modelled exactly, every other bit is free.  Forms no step can absorb are
+ * pruned by arc consistency across the steps (a carry has to be absorbed
+ * by a later word, and the chain dies out), then relations are read off
+ * each step and joined.  Every condition is implied by the model, for
+ * either message of the pair; bounds 6 and 8 give the same number of
+ * conditions per DV as 4.  tests/unit/hash/sha1dc_ubc.c builds pairs with
+ * the real step function, without carries, with random ones and with carry
+ * chains chosen per word (an attacker dodging the check), and checks every
+ * pair passes; the same pairs violate the carry-free model's extra
+ * conditions, so that test fails for a table that keeps a relation carries
+ * break.  The 22 real attack blocks pass too.  A random block passes for
+ * some DV with probability about 1/17; only then do we recompress.
  *
- * NEEDSWORK (security, model): the derivation assumes the attack follows
- * the DV with carry-free state differences over steps 31..66 (A[m] differs
- * in exactly the bits of DV[m-1]).  Real attacks do not quite: both
- * SHAttered blocks have A[40] differing in bit 30 alone where II(52,0) has
- * bits 30 and 31 (+2^31 - 2^30 merged), and still pass.  What is checked:
- * tests/unit/hash/sha1dc_ubc.c builds pairs whose state differences are
- * random signed sums of the DV's bits (carries and merged bits as they
- * come).  Every condition such pairs violated related W[35] to W[36] or
- * W[64] to W[65], the ends of the range; all relations of those two kinds
- * are dropped (CARRY_UNSAFE_GROUPS in tools/gen-sha1dc-table.py; the
- * flagged fraction went from 3.6% to 5.8%), and carried pairs then pass.
- * What remains: that is sampling (hundreds of pairs per DV), not a proof.  A
- * path with long carries, or one chosen to hit a specific condition, is not
- * covered by the derivation; each extra differing state bit in steps
- * 35..65 usually costs the attacker more bit conditions (a factor ~2
- * each, past the message-modification steps), but nothing here rules it
- * out.  A sound model would let each A[m] take every signed-digit form of
- * its modular difference (bounded carry length) in the generator's step
- * equations; the recompression itself needs no such assumption.
- * NEEDSWORK (speed): joint multi-step analysis would find more implied
- * relations and lower the 5.8%.
+ * NEEDSWORK (model): chains longer than 4 bits (each costs the attacker
+ * an extra bit condition past the message-modification steps, a factor
+ * ~2) are covered only by bounds 6 and 8 agreeing and by the random-carry
+ * test, not by the derivation.
  *
  * The result does not depend on the chaining state except through the
  * recompression, so a faster compression (SHA extensions, see

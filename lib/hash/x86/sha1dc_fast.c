@@ -87,6 +87,11 @@ int fgit_sha1dc_force_check(const char *name)
 	return 0;
 }
 
+/* Scalar reads of one lane of the vector W (second phase of the check). */
+typedef uint32_t __attribute__((may_alias)) u32_lane;
+#define WLANE(i, l) (((const u32_lane *)&W[i])[l])
+#define ROL32(x, n) (((x) << (n)) | ((x) >> (32 - (n))))
+
 struct ubc_work {
 	__m512i W[80];
 	uint32_t masks[16];

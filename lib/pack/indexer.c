@@ -40,6 +40,7 @@
 #include "fgit/thread.h"
 #include "fgit/odb.h"
 #include "odb/delta.h"
+#include "pack_internal.h"
 
 /* Objects larger than this are inflated by zlib in chunks in pass 1 (and
  * named there), so pass 1 never needs a buffer of their size. */
@@ -103,7 +104,7 @@ struct reader {
 	const struct fgit_index_pack_options *opts;
 };
 
-static const char *zerr_name(int status)
+const char *pack_zerr_name(int status)
 {
 	switch (status) {
 	case Z_MEM_ERROR:
@@ -119,6 +120,35 @@ static const char *zerr_name(int status)
 	default:
 		return "unknown error";
 	}
+}
+
+int pack_delta_patch(unsigned char **out, size_t *out_size, const void *base, size_t base_size,
+		     const unsigned char *delta, size_t delta_size, char *why, size_t whysz)
+{
+	uint64_t bsz, rsz;
+	unsigned char *result;
+
+	why[0] = 0;
+	/*
+	 * lib/odb's bounds-checked delta code; git's patch_delta says
+	 * nothing for a base of the wrong size, "unexpected delta opcode 0"
+	 * for that, and "delta replay has gone wild" for the rest.
+	 */
+	if (fgit_delta_sizes(delta, delta_size, &bsz, &rsz) < 0 || bsz != base_size)
+		return fgit_error_set(FGIT_EINVALID, "failed to apply delta");
+	if (rsz >= SIZE_MAX || !(result = malloc((size_t)rsz + 1)))
+		return fgit_error_set(FGIT_ENOMEM, "out of memory");
+	if (fgit_delta_apply(result, (size_t)rsz, base, base_size, delta, delta_size)) {
+		snprintf(why, whysz, "%s",
+			 !strcmp(fgit_error_last(), "unexpected delta opcode 0") ?
+			 "unexpected delta opcode 0" : "delta replay has gone wild");
+		free(result);
+		return fgit_error_set(FGIT_EINVALID, "failed to apply delta");
+	}
+	result[rsz] = 0;
+	*out = result;
+	*out_size = (size_t)rsz;
+	return 0;
 }
 
 #define OID(ix, i) ((ix)->oids + (size_t)(i) * (ix)->rawsz)
@@ -315,7 +345,7 @@ static int inflate_stream(struct reader *r, uint64_t ent_off, uint64_t size, uns
 	} while (status == Z_OK);
 	if (status != Z_STREAM_END && status != Z_BUF_ERROR && r->opts->warn) {
 		char msg[300];
-		snprintf(msg, sizeof(msg), "inflate: %s (%s)", zerr_name(status),
+		snprintf(msg, sizeof(msg), "inflate: %s (%s)", pack_zerr_name(status),
 			 zs.msg ? zs.msg : "no message");
 		r->opts->warn(msg, r->opts->warn_payload);
 	}
@@ -877,7 +907,6 @@ static int resolve_tree(struct pass2 *p, struct worker *w)
 		struct frame *f = &w->stack[w->depth - 1];
 		struct entry *base, *c;
 		unsigned char *delta = NULL, *result = NULL;
-		uint64_t bsz, rsz;
 		size_t rsize;
 		uint32_t ci, olo, ohi, rlo, rhi;
 		int ret;
@@ -898,33 +927,13 @@ static int resolve_tree(struct pass2 *p, struct worker *w)
 		ret = load_entry(&delta, p, w, ci);
 		if (ret)
 			return ret;
-		/*
-		 * lib/odb's bounds-checked delta code; git's patch_delta says
-		 * nothing for a base of the wrong size, "unexpected delta
-		 * opcode 0" for that, and "delta replay has gone wild" for the
-		 * rest, before index-pack's fatal line.
-		 */
-		if (fgit_delta_sizes(delta, (size_t)c->size, &bsz, &rsz) < 0 || bsz != f->size) {
-			free(delta);
-			w->warn[0] = 0;
-			return bad_object(c->offset, "failed to apply delta");
-		}
-		if (rsz >= SIZE_MAX || !(result = malloc((size_t)rsz + 1))) {
-			free(delta);
-			return fgit_error_set(FGIT_ENOMEM, "out of memory");
-		}
-		rsize = (size_t)rsz;
-		ret = fgit_delta_apply(result, rsize, f->data, (size_t)f->size, delta,
-				       (size_t)c->size);
+		ret = pack_delta_patch(&result, &rsize, f->data, (size_t)f->size, delta,
+				       (size_t)c->size, w->warn, sizeof(w->warn));
 		free(delta);
-		if (ret) {
-			snprintf(w->warn, sizeof(w->warn), "%s",
-				 !strcmp(fgit_error_last(), "unexpected delta opcode 0") ?
-				 "unexpected delta opcode 0" : "delta replay has gone wild");
-			free(result);
+		if (ret == FGIT_EINVALID)
 			return bad_object(c->offset, "failed to apply delta");
-		}
-		result[rsize] = 0;
+		if (ret)
+			return ret;
 		c->real_type = base->real_type;
 		if (ix->stats) {
 			ix->stats[ci].depth = ix->stats[f->ent].depth + 1;

@@ -9,11 +9,12 @@
  * a push sends) are resolved from the repository.  Objects git already
  * has are left alone; bytes after the pack trailer are copied to stdout.
  *
- * Differences from git, on purpose: a pack whose trailer checksum is wrong
- * writes nothing (git writes every object first, then dies), and -r
- * cannot step over a corrupt entry (git's recovery re-parses garbage and
- * usually dies anyway); -r still writes what a pack with missing delta
- * bases allows before "unresolved deltas left", as git does.
+ * A difference from git, on purpose: without -r a pack that does not
+ * verify (wrong trailer checksum, a corrupt entry, truncated) writes
+ * nothing; git writes every object before the damage first.  With -r
+ * (recover) the pack goes through lib/pack/unpack.c instead, one entry at
+ * a time as git reads it: bad entries are reported and stepped over, and
+ * the objects written are git's, whatever the damage.
  *
  * --strict checks every object with fsck's rules; blobs are written as
  * they come, other objects only once every object they point to is known
@@ -26,6 +27,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
+#include "fgit/config.h"
 #include "fgit/odb.h"
 #include "fgit/pack.h"
 #include "fgit/repo.h"
@@ -114,6 +116,33 @@ static int unpack_object(const struct fgit_oid *oid, enum fgit_object_type type,
 	return write_object(u, type, data, size);
 }
 
+static void print_error(const char *msg, void *payload)
+{
+	error("%s", msg);
+}
+
+/* -r: git's sequential reading, which steps over damaged entries. */
+static int unpack_recover(struct fgit_odb *odb, int dry_run, int quiet)
+{
+	struct fgit_unpack_options o = FGIT_UNPACK_OPTIONS_INIT;
+	struct fgit_unpack_result res;
+	int64_t v;
+
+	o.flags = FGIT_UNPACK_RECOVER | (dry_run ? FGIT_UNPACK_DRY_RUN : 0);
+	o.odb = odb;
+	if (!fgit_config_get_int64(&v, cli_config(), "core.bigfilethreshold") && v > 0)
+		o.big_file_threshold = (uint64_t)v;
+	o.progress_fd = !quiet && isatty(2) ? 2 : -1;
+	o.error_cb = print_error;
+	if (fgit_unpack_stream(&res, 0, &o))
+		die_last();
+	if (res.leftover_len && fwrite(res.leftover, 1, res.leftover_len, stdout) !=
+	    res.leftover_len)
+		die_errno("write error");
+	free(res.leftover);
+	return res.errors ? 1 : 0;
+}
+
 /* An unlinked temporary file for the pack, in the objects directory. */
 static int temp_pack(const char *objdir)
 {
@@ -159,9 +188,12 @@ CLI_CMD(unpack_objects)
 		else
 			cli_usage(unpack_usage);
 	}
-	(void)recover;	/* see the top of the file */
 	if (fgit_repo_odb(&u.odb, cli_repo()))
 		die_last();
+	if (recover && u.strict)
+		die_unimplemented("unpack-objects", "-r with --strict");
+	if (recover)
+		return unpack_recover(u.odb, u.dry_run, quiet);
 	pthread_mutex_init(&u.lock, NULL);
 	if (u.strict && fgit_pack_checker_new(&u.checker, FGIT_HASH_SHA1, print_warning, NULL))
 		die_last();

@@ -101,6 +101,14 @@ int fgit_odb_read_info(struct fgit_object_info *out, struct fgit_odb *odb,
 
 /* 1 if present, 0 if not. */
 int fgit_odb_exists(struct fgit_odb *odb, const struct fgit_oid *oid);
+/*
+ * The same without looking again (git's OBJECT_INFO_QUICK): the packs
+ * known now and each loose fan-out directory as listed the first time it
+ * is asked about, so no system call after the first; an object written by
+ * another process meanwhile may be missed.  For checks over many objects
+ * that are mostly absent (index-pack's collision check).  Thread-safe.
+ */
+int fgit_odb_exists_quick(struct fgit_odb *odb, const struct fgit_oid *oid);
 
 /*
  * Write a loose object (no-op if it exists).  Named with collision

@@ -207,6 +207,64 @@ int fgit_pack_checker_object(struct fgit_pack_checker *c, const struct fgit_oid 
 int fgit_pack_checker_missing(struct fgit_oid *out, struct fgit_pack_checker *c,
 			      const struct fgit_indexer *ix, struct fgit_odb *odb);
 
+/* ---- unpack-objects' sequential path ------------------------------------ */
+
+/*
+ * Unpack a pack stream into loose objects one entry at a time, in git's
+ * order and with git's reading of a damaged stream (unpack-objects -r).
+ * The fast path of unpack-objects is the indexer above with an object_cb;
+ * this one exists for packs that do not verify: with FGIT_UNPACK_RECOVER a
+ * bad entry is reported through error_cb and reading goes on with the
+ * bytes after it, as git does, so every object git would keep is kept.
+ */
+enum fgit_unpack_flags {
+	/* -r: report a bad entry (error_cb) and go on with the next bytes */
+	FGIT_UNPACK_RECOVER = 1 << 0,
+	/* -n: inflate and check only; nothing written, deltas not resolved */
+	FGIT_UNPACK_DRY_RUN = 1 << 1,
+};
+
+struct fgit_unpack_options {
+	unsigned int version;		/* FGIT_UNPACK_OPTIONS_VERSION */
+	unsigned int flags;		/* enum fgit_unpack_flags */
+	/* where objects are written, and REF delta bases outside the pack
+	 * are read from (required) */
+	struct fgit_odb *odb;
+	/* blobs above this are inflated to a temporary file, not memory
+	 * (core.bigFileThreshold; 0: 512 MiB) */
+	uint64_t big_file_threshold;
+	int progress_fd;		/* -1: no "Unpacking objects" meter */
+	/* git's "error:" lines (without the prefix), in order; may be NULL */
+	void (*error_cb)(const char *msg, void *payload);
+	void *payload;
+};
+#define FGIT_UNPACK_OPTIONS_VERSION 1
+#define FGIT_UNPACK_OPTIONS_INIT { FGIT_UNPACK_OPTIONS_VERSION, 0, NULL, 0, -1, NULL, NULL }
+
+struct fgit_unpack_result {
+	/* error lines reported: git then exits 1 */
+	unsigned int errors;
+	/* without FGIT_UNPACK_RECOVER: the run stopped at a bad entry after
+	 * reporting it (git exits 1 there, not 128) */
+	int stopped;
+	/* bytes read after the trailer (git copies them to stdout);
+	 * malloc'd, owned by the caller */
+	unsigned char *leftover;
+	size_t leftover_len;
+};
+
+/*
+ * Read a pack from fd (a pipe or file, read up to and including its
+ * trailer) and write its objects.  0 when the stream was read to its
+ * verified trailer (out->errors may still be non-zero with
+ * FGIT_UNPACK_RECOVER); negative with git's fatal message set
+ * ("unresolved deltas left after unpacking", "final sha1 did not match",
+ * "early EOF", ...) or with out->stopped set.  Objects written before a
+ * failure stay written, as git's do.  Single-threaded.
+ */
+int fgit_unpack_stream(struct fgit_unpack_result *out, int fd,
+		       const struct fgit_unpack_options *opts);
+
 /* ---- writing packs: pack-objects ---------------------------------------- */
 
 /*

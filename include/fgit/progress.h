@@ -32,6 +32,9 @@ void fgit_progress_bytes(struct fgit_progress *p, uint64_t bytes);
 void fgit_progress_done(struct fgit_progress *p);
 /* The same with ", <msg>." instead of ", done." (git's stop_progress_msg). */
 void fgit_progress_done_msg(struct fgit_progress *p, const char *msg);
+/* Free without a final line: a command that fails leaves its meter as it
+ * was, as git's die() does. */
+void fgit_progress_abandon(struct fgit_progress *p);
 
 /* Format a byte count the way git's progress does ("1.23 MiB"). */
 void fgit_human_bytes(char *out, size_t outsz, uint64_t bytes);

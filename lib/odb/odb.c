@@ -234,6 +234,7 @@ void fgit_odb_free(struct fgit_odb *odb)
 		fgit_odb_free(odb->alts[i]);
 	free(odb->alts);
 	odb_cache_free(odb->cache);
+	odb_loose_cache_free(odb->loose_cache);
 	for (i = 0; i < odb->npacks; i++)
 		pack_free(odb->packs[i]);
 	free(odb->packs);
@@ -445,6 +446,23 @@ static int exists_loose_any(struct fgit_odb *odb, const struct fgit_oid *oid)
 static int exists_local(struct fgit_odb *odb, const struct fgit_oid *oid)
 {
 	return exists_packed_any(odb, oid) || exists_loose_any(odb, oid);
+}
+
+static int exists_loose_cached_any(struct fgit_odb *odb, const struct fgit_oid *oid)
+{
+	size_t i;
+
+	if (odb_loose_exists_cached(odb, oid))
+		return 1;
+	for (i = 0; i < odb->nalts; i++)
+		if (exists_loose_cached_any(odb->alts[i], oid))
+			return 1;
+	return 0;
+}
+
+int fgit_odb_exists_quick(struct fgit_odb *odb, const struct fgit_oid *oid)
+{
+	return exists_packed_any(odb, oid) || exists_loose_cached_any(odb, oid);
 }
 
 int fgit_odb_exists(struct fgit_odb *odb, const struct fgit_oid *oid)

@@ -70,6 +70,7 @@ struct fgit_midx {
 };
 
 struct odb_cache;
+struct odb_loose_cache;
 
 struct fgit_odb {
 	char *path;
@@ -87,6 +88,8 @@ struct fgit_odb {
 	struct fgit_midx **old_midx;	/* replaced ones, freed with the handle */
 	size_t nold_midx;
 	int cache_every;		/* pack_read caches every Nth chain level */
+	/* listed loose directories (fgit_odb_exists_quick), made on first use */
+	struct odb_loose_cache *_Atomic loose_cache;
 };
 
 /* ---- zlib helpers (thread-local inflaters) ---- */
@@ -111,6 +114,10 @@ int odb_loose_read(void **out, size_t *size, enum fgit_object_type *type,
 int odb_loose_info(struct fgit_object_info *out, struct fgit_odb *odb,
 		   const struct fgit_oid *oid, unsigned int flags);
 int odb_loose_exists(struct fgit_odb *odb, const struct fgit_oid *oid);
+/* The same from a listing of the fan-out directory made once (may miss
+ * objects written since); thread-safe. */
+int odb_loose_exists_cached(struct fgit_odb *odb, const struct fgit_oid *oid);
+void odb_loose_cache_free(struct odb_loose_cache *c);
 int odb_loose_write_buf(struct fgit_odb *odb, const struct fgit_oid *oid,
 			enum fgit_object_type type, const void *data, size_t len);
 int odb_loose_write_fd(struct fgit_oid *out, struct fgit_odb *odb,

@@ -30,7 +30,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 #include "fgit/common.h"
@@ -40,6 +39,7 @@
 #include "fgit/thread.h"
 #include "fgit/odb.h"
 #include "odb/delta.h"
+#include "pack_internal.h"
 
 /* Objects larger than this are inflated by zlib in chunks in pass 1 (and
  * named there), so pass 1 never needs a buffer of their size. */
@@ -95,7 +95,6 @@ struct reader {
 	unsigned char *buf;
 	size_t cap, len, pos, hashed;
 	uint64_t buf_off;	/* pack offset of buf[0] */
-	_Atomic uint64_t flushed;	/* pack bytes written to copy_fd so far */
 	int eof;
 	struct fgit_hash_ctx csum;
 	struct fgit_progress *prog;
@@ -103,7 +102,7 @@ struct reader {
 	const struct fgit_index_pack_options *opts;
 };
 
-static const char *zerr_name(int status)
+const char *pack_zerr_name(int status)
 {
 	switch (status) {
 	case Z_MEM_ERROR:
@@ -119,6 +118,35 @@ static const char *zerr_name(int status)
 	default:
 		return "unknown error";
 	}
+}
+
+int pack_delta_patch(unsigned char **out, size_t *out_size, const void *base, size_t base_size,
+		     const unsigned char *delta, size_t delta_size, char *why, size_t whysz)
+{
+	uint64_t bsz, rsz;
+	unsigned char *result;
+
+	why[0] = 0;
+	/*
+	 * lib/odb's bounds-checked delta code; git's patch_delta says
+	 * nothing for a base of the wrong size, "unexpected delta opcode 0"
+	 * for that, and "delta replay has gone wild" for the rest.
+	 */
+	if (fgit_delta_sizes(delta, delta_size, &bsz, &rsz) < 0 || bsz != base_size)
+		return fgit_error_set(FGIT_EINVALID, "failed to apply delta");
+	if (rsz >= SIZE_MAX || !(result = malloc((size_t)rsz + 1)))
+		return fgit_error_set(FGIT_ENOMEM, "out of memory");
+	if (fgit_delta_apply(result, (size_t)rsz, base, base_size, delta, delta_size)) {
+		snprintf(why, whysz, "%s",
+			 !strcmp(fgit_error_last(), "unexpected delta opcode 0") ?
+			 "unexpected delta opcode 0" : "delta replay has gone wild");
+		free(result);
+		return fgit_error_set(FGIT_EINVALID, "failed to apply delta");
+	}
+	result[rsz] = 0;
+	*out = result;
+	*out_size = (size_t)rsz;
+	return 0;
 }
 
 #define OID(ix, i) ((ix)->oids + (size_t)(i) * (ix)->rawsz)
@@ -206,7 +234,6 @@ static int flush_consumed(struct reader *r)
 	if (r->copy_fd >= 0 && write_all(r->copy_fd, r->buf + r->hashed, n))
 		return -1;
 	r->hashed = r->pos;
-	atomic_store_explicit(&r->flushed, r->buf_off + r->pos, memory_order_release);
 	return 0;
 }
 
@@ -315,7 +342,7 @@ static int inflate_stream(struct reader *r, uint64_t ent_off, uint64_t size, uns
 	} while (status == Z_OK);
 	if (status != Z_STREAM_END && status != Z_BUF_ERROR && r->opts->warn) {
 		char msg[300];
-		snprintf(msg, sizeof(msg), "inflate: %s (%s)", zerr_name(status),
+		snprintf(msg, sizeof(msg), "inflate: %s (%s)", pack_zerr_name(status),
 			 zs.msg ? zs.msg : "no message");
 		r->opts->warn(msg, r->opts->warn_payload);
 	}
@@ -340,20 +367,62 @@ struct pass1 {
 	uint32_t nr_ref, ref_alloc;
 
 	/*
-	 * With several threads, a helper names non-delta objects while pass 1
-	 * goes on, on the core pass 1 leaves idle: it takes entries pass 1
-	 * has finished (`published`), reads them back with pread() and marks
-	 * them named, so pass 2 has only bases and deltas left.  Array growth
-	 * and the helper's reads and writes of the arrays share `lock`.
+	 * With several threads, pass 1 hands each non-delta object it has
+	 * just inflated to a helper thread, which names it (and checks it for
+	 * a collision) on the core pass 1 leaves idle, so pass 2 has only
+	 * bases and deltas left and nothing is inflated twice but bases.
+	 * Handing over the buffer itself costs no copy; when HANDOFF_BYTES
+	 * wait already, pass 1 names the object itself instead of piling up
+	 * memory.  `lock` guards the queue, and array growth against the
+	 * helper's writes of names.
 	 */
 	pthread_t helper;
 	int helper_running;
 	pthread_mutex_t lock;
-	_Atomic uint32_t published;	/* entries fully parsed */
-	_Atomic uint32_t published_nd;	/* of them, in nondelta[] */
-	_Atomic int done;
-	int fd;				/* where entries can be read back */
+	pthread_cond_t more;
+	struct handoff *q;		/* ring of HANDOFF_SLOTS */
+	uint32_t q_head, q_len;
+	size_t q_bytes;
+	int done;
 };
+
+#define HANDOFF_SLOTS 1024
+#define HANDOFF_BYTES (8u << 20)
+
+struct handoff {
+	uint32_t ent;
+	uint8_t type;
+	uint64_t size;
+	size_t cap;
+	unsigned char *data;
+};
+
+/*
+ * Give pass 1's scratch buffer (entry i, just inflated) to the helper if
+ * the queue has room: 1 if taken (the next entry gets a new scratch).
+ */
+static int hand_off(struct pass1 *p, uint32_t i, int type, uint64_t size)
+{
+	struct handoff *h;
+	int taken = 0;
+
+	pthread_mutex_lock(&p->lock);
+	if (p->q_len < HANDOFF_SLOTS && (!p->q_len || p->q_bytes + p->scratch_cap <= HANDOFF_BYTES)) {
+		h = &p->q[(p->q_head + p->q_len++) % HANDOFF_SLOTS];
+		h->ent = i;
+		h->type = (uint8_t)type;
+		h->size = size;
+		h->cap = p->scratch_cap;
+		h->data = p->scratch;
+		p->q_bytes += p->scratch_cap;
+		p->scratch = NULL;
+		p->scratch_cap = 0;
+		taken = 1;
+		pthread_cond_signal(&p->more);
+	}
+	pthread_mutex_unlock(&p->lock);
+	return taken;
+}
 
 /* Grow an array by half again (at most to max items). */
 static int grow(void **arr, uint32_t *alloc, size_t item, uint32_t max)
@@ -387,7 +456,8 @@ static int check_collision(const struct fgit_indexer *ix, const unsigned char *r
 	if (!ix->odb)
 		return 0;
 	fgit_oid_from_raw(&oid, raw, ix->algo);
-	if (fgit_odb_exists(ix->odb, &oid) != 1)
+	/* git's check is as quick: no new look at the packs directory */
+	if (fgit_odb_exists_quick(ix->odb, &oid) != 1)
 		return 0;
 	if (fgit_odb_read(&have, &hsize, &htype, ix->odb, &oid))
 		return fgit_error_set(FGIT_ERROR, "cannot read existing object %s",
@@ -530,7 +600,9 @@ static int parse_entry(struct pass1 *p, uint32_t i, uint32_t remaining)
 			if (inflate_stream(r, off, size, p->scratch, NULL, &crc))
 				return -1;
 		}
-		if (p->name_inline && type <= FGIT_OBJ_TAG) {
+		if (type <= FGIT_OBJ_TAG && p->helper_running && hand_off(p, i, type, size))
+			;	/* the helper names it */
+		else if (type <= FGIT_OBJ_TAG && (p->name_inline || p->helper_running)) {
 			if (name_object(OID(ix, i), ix->algo, type, p->scratch, (size_t)size) ||
 			    check_collision(ix, OID(ix, i), type, p->scratch, (size_t)size))
 				return -1;
@@ -593,58 +665,37 @@ static void *helper_main(void *arg)
 {
 	struct pass1 *p = arg;
 	struct fgit_indexer *ix = p->ix;
-	struct libdeflate_decompressor *dd = libdeflate_alloc_decompressor();
-	unsigned char *in = NULL;
-	size_t in_cap = 0;
-	uint32_t k = 0;
+	int failed = 0;
 
-	while (dd && !atomic_load(&p->done)) {
-		uint32_t pub = atomic_load_explicit(&p->published, memory_order_acquire);
-		uint32_t pub_nd = atomic_load_explicit(&p->published_nd, memory_order_acquire);
-		uint64_t from, end, size;
-		uint32_t i;
-		int type, named;
-		unsigned char *data = NULL, oid[FGIT_MAX_RAWSZ];
-		struct timespec ts = { 0, 200000 };
+	for (;;) {
+		struct handoff h;
+		unsigned char oid[FGIT_MAX_RAWSZ];
 
-		if (k >= pub_nd) {
-			nanosleep(&ts, NULL);
-			continue;
-		}
 		pthread_mutex_lock(&p->lock);
-		i = p->nondelta[k];
-		from = ix->e[i].offset + ix->e[i].hdr_len;
-		end = i + 1 < pub ? ix->e[i + 1].offset : 0;
-		size = ix->e[i].size;
-		type = ix->e[i].type;
-		named = ix->e[i].named;
-		pthread_mutex_unlock(&p->lock);
-		/* The entry's end is known once the next one is parsed, and
-		 * with --stdin its bytes must have reached the file. */
-		if (!end || end > atomic_load_explicit(&p->r.flushed, memory_order_acquire)) {
-			nanosleep(&ts, NULL);
-			continue;
-		}
-		k++;
-		if (named)
-			continue;
-		if (read_inflate(&data, p->fd, dd, &in, &in_cap, from, end - from, size))
-			break;	/* pass 2 will meet the problem again and report it */
-		/* a collision is left for pass 2 to find again and report */
-		if (name_object(oid, ix->algo, type, data, (size_t)size) ||
-		    check_collision(ix, oid, type, data, (size_t)size)) {
-			free(data);
+		while (!p->q_len && !p->done)
+			pthread_cond_wait(&p->more, &p->lock);
+		if (!p->q_len) {
+			pthread_mutex_unlock(&p->lock);
 			break;
 		}
-		free(data);
+		h = p->q[p->q_head];
+		p->q_head = (p->q_head + 1) % HANDOFF_SLOTS;
+		p->q_len--;
+		pthread_mutex_unlock(&p->lock);
+		/* a failure (a collision) is left for pass 2 to meet again and
+		 * report; the rest of the queue is only freed */
+		if (!failed && (name_object(oid, ix->algo, h.type, h.data, (size_t)h.size) ||
+				check_collision(ix, oid, h.type, h.data, (size_t)h.size)))
+			failed = 1;
+		free(h.data);
 		pthread_mutex_lock(&p->lock);
-		memcpy(OID(ix, i), oid, ix->rawsz);
-		ix->e[i].named = 1;
+		if (!failed) {
+			memcpy(OID(ix, h.ent), oid, ix->rawsz);
+			ix->e[h.ent].named = 1;
+		}
+		p->q_bytes -= h.cap;
 		pthread_mutex_unlock(&p->lock);
 	}
-	if (dd)
-		libdeflate_free_decompressor(dd);
-	free(in);
 	return NULL;
 }
 
@@ -686,13 +737,6 @@ static int run_pass1(struct pass1 *p, const struct fgit_index_pack_options *opts
 		}
 		if (parse_entry(p, i, nr - i))
 			return -1;
-		/* With --stdin the helper reads entries back from the copy:
-		 * keep it no more than 64 KiB behind. */
-		if (p->helper_running && r->copy_fd >= 0 && r->pos - r->hashed >= 65536 &&
-		    flush_consumed(r))
-			return -1;
-		atomic_store_explicit(&p->published_nd, p->nr_nondelta, memory_order_release);
-		atomic_store_explicit(&p->published, i + 1, memory_order_release);
 		fgit_progress_set(r->prog, (uint64_t)i + 1);
 	}
 	if (!nr && grow_arrays(p, 1))
@@ -877,7 +921,6 @@ static int resolve_tree(struct pass2 *p, struct worker *w)
 		struct frame *f = &w->stack[w->depth - 1];
 		struct entry *base, *c;
 		unsigned char *delta = NULL, *result = NULL;
-		uint64_t bsz, rsz;
 		size_t rsize;
 		uint32_t ci, olo, ohi, rlo, rhi;
 		int ret;
@@ -898,33 +941,13 @@ static int resolve_tree(struct pass2 *p, struct worker *w)
 		ret = load_entry(&delta, p, w, ci);
 		if (ret)
 			return ret;
-		/*
-		 * lib/odb's bounds-checked delta code; git's patch_delta says
-		 * nothing for a base of the wrong size, "unexpected delta
-		 * opcode 0" for that, and "delta replay has gone wild" for the
-		 * rest, before index-pack's fatal line.
-		 */
-		if (fgit_delta_sizes(delta, (size_t)c->size, &bsz, &rsz) < 0 || bsz != f->size) {
-			free(delta);
-			w->warn[0] = 0;
-			return bad_object(c->offset, "failed to apply delta");
-		}
-		if (rsz >= SIZE_MAX || !(result = malloc((size_t)rsz + 1))) {
-			free(delta);
-			return fgit_error_set(FGIT_ENOMEM, "out of memory");
-		}
-		rsize = (size_t)rsz;
-		ret = fgit_delta_apply(result, rsize, f->data, (size_t)f->size, delta,
-				       (size_t)c->size);
+		ret = pack_delta_patch(&result, &rsize, f->data, (size_t)f->size, delta,
+				       (size_t)c->size, w->warn, sizeof(w->warn));
 		free(delta);
-		if (ret) {
-			snprintf(w->warn, sizeof(w->warn), "%s",
-				 !strcmp(fgit_error_last(), "unexpected delta opcode 0") ?
-				 "unexpected delta opcode 0" : "delta replay has gone wild");
-			free(result);
+		if (ret == FGIT_EINVALID)
 			return bad_object(c->offset, "failed to apply delta");
-		}
-		result[rsize] = 0;
+		if (ret)
+			return ret;
 		c->real_type = base->real_type;
 		if (ix->stats) {
 			ix->stats[ci].depth = ix->stats[f->ent].depth + 1;
@@ -1346,20 +1369,23 @@ int fgit_indexer_run(struct fgit_indexer **out, int in_fd, int copy_fd,
 		ret = fgit_error_set(FGIT_ENOMEM, "out of memory");
 		goto out;
 	}
-	p.fd = copy_fd >= 0 ? copy_fd : in_fd;
-	atomic_init(&p.published, 0);
-	atomic_init(&p.published_nd, 0);
-	atomic_init(&p.done, 0);
-	atomic_init(&p.r.flushed, p.r.is_file && copy_fd < 0 ? UINT64_MAX : 0);
 	pthread_mutex_init(&p.lock, NULL);
-	if (nthreads > 1 && (copy_fd >= 0 || p.r.is_file))
-		p.helper_running = !pthread_create(&p.helper, NULL, helper_main, &p);
+	pthread_cond_init(&p.more, NULL);
+	if (nthreads > 1) {
+		p.q = malloc(HANDOFF_SLOTS * sizeof(*p.q));
+		p.helper_running = p.q && !pthread_create(&p.helper, NULL, helper_main, &p);
+	}
 	ret = run_pass1(&p, opts);
 	if (p.helper_running) {
-		atomic_store(&p.done, 1);
+		pthread_mutex_lock(&p.lock);
+		p.done = 1;
+		pthread_cond_signal(&p.more);
+		pthread_mutex_unlock(&p.lock);
 		pthread_join(p.helper, NULL);
 		p.helper_running = 0;
 	}
+	free(p.q);
+	pthread_cond_destroy(&p.more);
 	pthread_mutex_destroy(&p.lock);
 	if (ret)
 		goto out;

@@ -22,6 +22,17 @@ size_t delta_index_size(const struct delta_index *ix);
 int delta_create(unsigned char **out, size_t *out_len, const struct delta_index *ix,
 		 const void *trg, size_t trg_len, size_t max_size);
 
+/* ---- shared by the indexer and the sequential unpacker (indexer.c) ---- */
+/* git's words for a zlib status ("data stream error"). */
+const char *pack_zerr_name(int status);
+/*
+ * Apply a delta as git's patch_delta: 0 and *out (*out_size bytes and a
+ * NUL, malloc'd); or FGIT_EINVALID "failed to apply delta" with git's own
+ * error line for it, if it prints one, in why ("" otherwise); FGIT_ENOMEM.
+ */
+int pack_delta_patch(unsigned char **out, size_t *out_size, const void *base, size_t base_size,
+		     const unsigned char *delta, size_t delta_size, char *why, size_t whysz);
+
 /* ---- .idx / .rev writing from a list of entries (idx.c) ---- */
 struct idx_src {
 	uint32_t nr;

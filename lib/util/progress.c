@@ -163,6 +163,15 @@ void fgit_progress_done(struct fgit_progress *p)
 	fgit_progress_done_msg(p, NULL);
 }
 
+void fgit_progress_abandon(struct fgit_progress *p)
+{
+	if (!p)
+		return;
+	pthread_mutex_destroy(&p->draw);
+	free(p->title);
+	free(p);
+}
+
 void fgit_progress_done_msg(struct fgit_progress *p, const char *msg)
 {
 	if (!p)

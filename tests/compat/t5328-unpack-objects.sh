@@ -12,8 +12,15 @@ git init -q src && (
 	git tag -a -m tag v1 HEAD~5 &&
 	git pack-objects --all --stdout --revs </dev/null >../all.pack 2>/dev/null &&
 	printf 'HEAD\n^HEAD~3\n' | git pack-objects --revs --thin --stdout >../thin.pack 2>/dev/null &&
-	printf 'HEAD~3\n' | git pack-objects --revs --stdout >../base.pack 2>/dev/null
+	printf 'HEAD~3\n' | git pack-objects --revs --stdout >../base.pack 2>/dev/null &&
+	git pack-objects --all --stdout --revs --delta-base-offset </dev/null >../ofs.pack 2>/dev/null
 ) || exit 1
+# each entry of both packs (name type size packed-size offset [depth base]),
+# for the damaged packs of the -r cases below
+mkdir vp && cp all.pack ofs.pack vp/ && git index-pack vp/all.pack >/dev/null &&
+git index-pack vp/ofs.pack >/dev/null &&
+git verify-pack -v vp/all.idx | grep -E "^[0-9a-f]{40} " >all.entries &&
+git verify-pack -v vp/ofs.idx | grep -E "^[0-9a-f]{40} " >ofs.entries || exit 1
 python3 - <<'PY' || exit 1
 import hashlib, struct, zlib
 def hdr(t, size):
@@ -38,6 +45,73 @@ open("trunc.pack", "wb").write(d[:len(d) // 2])
 open("badsig.pack", "wb").write(b"PACX\0\0\0\2\0\0\0\1")
 open("badver.pack", "wb").write(b"PACK\0\0\0\4\0\0\0\1")
 open("trailing.pack", "wb").write(d + b"after the pack\n")
+
+# Damaged packs for -r, located from verify-pack's table; each (but the
+# truncated one) gets a valid trailer so only the damage counts.
+import random
+def fix(b):
+    return bytes(b) + hashlib.sha1(bytes(b)).digest()
+def entries(name):
+    out = []
+    for line in open(name):
+        f = line.split()
+        out.append(dict(oid=f[0], type=f[1], size=int(f[2]), packed=int(f[3]),
+                        off=int(f[4]), base=f[6] if len(f) > 6 else None))
+    return out
+def hdrlen(b, off):
+    n = 1
+    while b[off + n - 1] & 0x80:
+        n += 1
+    return n
+def ofs_enc(v):
+    out = [v & 127]; v >>= 7
+    while v:
+        v -= 1; out.insert(0, 128 | (v & 127)); v >>= 7
+    return bytes(out)
+for name in ("all", "ofs"):
+    d = open(name + ".pack", "rb").read(); body = d[:-20]; ents = entries(name + ".entries")
+    byoid = {e["oid"]: e for e in ents}
+    deltas = [e for e in ents if e["base"]]
+    # corrupt data in the middle of the biggest base's zlib stream
+    big = max((e for e in ents if not e["base"]), key=lambda e: e["packed"])
+    b = bytearray(body); b[big["off"] + big["packed"] // 2] ^= 0x55
+    open(name + "-zmid.pack", "wb").write(fix(b))
+    # a broken zlib header: what follows is read as garbage entries
+    tree = [e for e in ents if e["type"] == "tree" and not e["base"]][len(ents) // 20]
+    b = bytearray(body); b[tree["off"] + hdrlen(body, tree["off"])] ^= 0xff
+    open(name + "-zhdr.pack", "wb").write(fix(b))
+    open(name + "-trunc.pack", "wb").write(d[:len(d) * 2 // 3])
+    dl = deltas[len(deltas) // 2]
+    at = dl["off"] + hdrlen(body, dl["off"])
+    other = [e for e in ents if not e["base"] and e["off"] < dl["off"] and
+             e["size"] != byoid[dl["base"]]["size"]][0]
+    if name == "all":
+        # REF deltas: a base nobody has, and a base of the wrong size
+        b = bytearray(body); b[at] ^= 1
+        open("all-nobase.pack", "wb").write(fix(b))
+        b = bytearray(body); b[at:at + 20] = bytes.fromhex(other["oid"])
+        open("all-wrongbase.pack", "wb").write(fix(b))
+    else:
+        # OFS deltas: a base offset inside an entry, and a wrong entry
+        old = dl["off"] - byoid[dl["base"]]["off"]
+        n = len(ofs_enc(old))
+        b = bytearray(body); b[at:at + n] = ofs_enc(old - 1)
+        assert len(ofs_enc(old - 1)) == n
+        open("ofs-nobase.pack", "wb").write(fix(b))
+        new = dl["off"] - other["off"]
+        if len(ofs_enc(new)) == n:
+            b = bytearray(body); b[at:at + n] = ofs_enc(new)
+            open("ofs-wrongbase.pack", "wb").write(fix(b))
+    # random damage, fixed seed
+    rnd = random.Random(5328)
+    for k in range(12):
+        b = bytearray(body)
+        for _ in range(rnd.choice([1, 1, 2, 5])):
+            b[rnd.randrange(12, len(b))] = rnd.randrange(256)
+        out = fix(b) if rnd.random() < 0.7 else bytes(b) + d[-20:]
+        if rnd.random() < 0.2:
+            out = out[:rnd.randrange(12, len(out))]
+        open("%s-fuzz%d.pack" % (name, k), "wb").write(out)
 PY
 
 # unpack <pack> <setup> <args...>: git and fgit each in a fresh repository
@@ -59,6 +133,8 @@ unpack()
 	done
 	cmp -s git.rc fgit.rc || { echo "exit: git $(cat git.rc) fgit $(cat fgit.rc)"; cat fgit.err; return 1; }
 	cmp -s git.out fgit.out || { echo "stdout differs"; return 1; }
+	[ "${CMP_ERR:-}" != all ] || cmp -s git.err fgit.err || {
+		echo "stderr differs"; diff git.err fgit.err | head; return 1; }
 	[ "${CMP_ERR:-}" = no ] || cmp -s git.lasterr fgit.lasterr || {
 		echo "stderr: git: $(cat git.lasterr) / fgit: $(cat fgit.lasterr)"; return 1; }
 	[ "${CMP_OBJS:-}" = no ] || cmp -s git.objs fgit.objs || { echo "objects differ"; diff git.objs fgit.objs | head; return 1; }
@@ -86,6 +162,38 @@ test_expect_success 'unpack-objects --strict: fsck errors, warnings, missing lin
 	unpack missing.pack : --strict && unpack missing.pack :'
 test_expect_success 'unpack-objects: usage' '
 	unpack all.pack : --bogus && unpack all.pack : -x'
+
+# -r: git reads a damaged pack entry by entry, reports what it cannot
+# read, steps over it and keeps the rest: the same objects, every error
+# line and the exit code (the objects of the last -r run are left in
+# fgit.objs: the packs damaged past their start must leave some).
+unpack_r()
+{
+	for p in "$@"; do
+		CMP_ERR=all unpack "$p" : -r -n && CMP_ERR=all unpack "$p" : -r ||
+			{ echo "in $p"; return 1; }
+	done
+}
+test_expect_success 'unpack-objects -r: a sound pack' '
+	unpack_r all.pack ofs.pack && fsck_ok u.fgit &&
+	CMP_ERR=all unpack thin.pack "git unpack-objects -q <../base.pack" -r &&
+	CMP_ERR=all unpack trailing.pack : -r'
+test_expect_success 'unpack-objects -r: truncated packs' '
+	unpack_r trunc.pack all-trunc.pack ofs-trunc.pack && test -s fgit.objs'
+test_expect_success 'unpack-objects -r: corrupt zlib data in the middle of an entry' '
+	unpack_r badobj.pack all-zmid.pack ofs-zmid.pack && test -s fgit.objs'
+test_expect_success 'unpack-objects -r: a broken zlib header, garbage read as entries' '
+	unpack_r all-zhdr.pack ofs-zhdr.pack'
+test_expect_success 'unpack-objects -r: delta bases missing or wrong' '
+	unpack_r all-nobase.pack all-wrongbase.pack ofs-nobase.pack &&
+	{ ! test -f ofs-wrongbase.pack || unpack_r ofs-wrongbase.pack; } &&
+	unpack_r thin.pack badsum.pack'
+test_expect_success 'unpack-objects -r: random damage (seeded)' '
+	for p in all-fuzz*.pack ofs-fuzz*.pack; do unpack_r $p || return 1; done'
+test_expect_success 'unpack-objects -r --strict is refused' '
+	rm -rf u.r && git init -q u.r && cd u.r &&
+	{ "$FGIT" unpack-objects -r --strict <../all.pack 2>../err; test $? = 129; } &&
+	grep -q -- "-r with --strict" ../err'
 
 # index-pack --strict on the same packs: exit code and messages.
 strict_ip()

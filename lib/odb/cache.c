@@ -41,6 +41,11 @@ struct odb_cache *odb_cache_new(size_t limit)
 	return c;
 }
 
+void odb_cache_set_limit(struct odb_cache *c, size_t limit)
+{
+	c->shard_limit = limit / SHARDS;	/* the shards shrink as they are added to */
+}
+
 void odb_cache_put(struct odb_cache_entry *e)
 {
 	if (e && atomic_fetch_sub(&e->refs, 1) == 1) {

@@ -89,6 +89,9 @@ struct fgit_odb {
 	int cache_every;		/* pack_read caches every Nth chain level */
 };
 
+/* core.deltaBaseCacheLimit, or the default */
+size_t odb_cache_limit(const struct fgit_odb *odb);
+
 /* ---- zlib helpers (thread-local inflaters) ---- */
 struct libdeflate_decompressor *odb_libdeflate(void);
 z_stream *odb_zstream(void);		/* inflateInit'd, reset, per thread */
@@ -184,6 +187,8 @@ struct odb_cache_entry {
 };
 struct odb_cache *odb_cache_new(size_t limit);
 void odb_cache_free(struct odb_cache *c);
+/* Not safe against readers running at the same time. */
+void odb_cache_set_limit(struct odb_cache *c, size_t limit);
 /* A referenced entry or NULL; release with odb_cache_put. */
 struct odb_cache_entry *odb_cache_get(struct odb_cache *c, struct pack *p, uint64_t off);
 /* Add data (ownership moves to the entry); returns a referenced entry. */

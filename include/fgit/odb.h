@@ -61,6 +61,10 @@ enum fgit_odb_access {
  * applies to the alternates too. */
 void fgit_odb_set_access(struct fgit_odb *odb, enum fgit_odb_access how);
 
+/* Empty the delta-base cache (and the alternates'), e.g. between a walk
+ * that filled it and a phase that will not use it.  Thread-safe. */
+void fgit_odb_drop_cache(struct fgit_odb *odb);
+
 /* Re-scan the pack directory for new packs (after another process wrote one). */
 int fgit_odb_refresh(struct fgit_odb *odb);
 

@@ -187,6 +187,8 @@ struct odb_cache_entry {
 };
 struct odb_cache *odb_cache_new(size_t limit);
 void odb_cache_free(struct odb_cache *c);
+/* Drop every entry (readers still holding one keep it); thread-safe. */
+void odb_cache_clear(struct odb_cache *c);
 /* Not safe against readers running at the same time. */
 void odb_cache_set_limit(struct odb_cache *c, size_t limit);
 /* A referenced entry or NULL; release with odb_cache_put. */

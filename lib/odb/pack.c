@@ -484,6 +484,14 @@ void fgit_odb_set_access(struct fgit_odb *odb, enum fgit_odb_access how)
 		fgit_odb_set_access(odb->alts[i], how);
 }
 
+void fgit_odb_drop_cache(struct fgit_odb *odb)
+{
+	size_t i;
+	odb_cache_clear(odb->cache);
+	for (i = 0; i < odb->nalts; i++)
+		fgit_odb_drop_cache(odb->alts[i]);
+}
+
 int pack_read(void **out, size_t *size_out, enum fgit_object_type *type_out,
 	      struct fgit_odb *odb, struct pack *p, uint64_t off, uint64_t cap)
 {

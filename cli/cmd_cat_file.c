@@ -639,6 +639,7 @@ static void batch_all(struct batch *b)
 				     FGIT_FOREACH_PACK_ORDER, collect_cb, &l) < 0)
 			die_last();
 		unique_in_place(&l);
+		fgit_odb_set_access(b->odb, FGIT_ODB_ACCESS_PACK_ORDER);
 	} else {
 		if (fgit_odb_foreach(b->odb, FGIT_FOREACH_LOOSE | FGIT_FOREACH_PACKED,
 				     collect_cb, &l) < 0)

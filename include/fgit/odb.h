@@ -51,10 +51,19 @@ enum fgit_odb_access {
 	/* Reads jump around the packs (every object by id): only some levels
 	 * of each chain are cached, so the cache holds many more chains. */
 	FGIT_ODB_ACCESS_RANDOM,
+	/* Every object in pack order (cat-file --batch-all-objects
+	 * --unordered): a base is read again soon after it was built, so a
+	 * smaller cache (48 MiB, or core.deltaBaseCacheLimit if lower) keeps
+	 * nearly all the hits of the full one. */
+	FGIT_ODB_ACCESS_PACK_ORDER,
 };
 /* Set before reading (not safe against reads running at the same time);
  * applies to the alternates too. */
 void fgit_odb_set_access(struct fgit_odb *odb, enum fgit_odb_access how);
+
+/* Empty the delta-base cache (and the alternates'), e.g. between a walk
+ * that filled it and a phase that will not use it.  Thread-safe. */
+void fgit_odb_drop_cache(struct fgit_odb *odb);
 
 /* Re-scan the pack directory for new packs (after another process wrote one). */
 int fgit_odb_refresh(struct fgit_odb *odb);

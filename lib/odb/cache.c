@@ -6,6 +6,7 @@
  * a reader keeps using a base after another thread evicted it.
  */
 #include <stdlib.h>
+#include <string.h>
 #include "odb/odb_internal.h"
 
 #define SHARDS 16
@@ -41,6 +42,11 @@ struct odb_cache *odb_cache_new(size_t limit)
 	return c;
 }
 
+void odb_cache_set_limit(struct odb_cache *c, size_t limit)
+{
+	c->shard_limit = limit / SHARDS;	/* the shards shrink as they are added to */
+}
+
 void odb_cache_put(struct odb_cache_entry *e)
 {
 	if (e && atomic_fetch_sub(&e->refs, 1) == 1) {
@@ -64,6 +70,25 @@ static void unlink_entry(struct shard *s, struct odb_cache_entry *e, unsigned b)
 	else
 		s->tail = e->lprev;
 	s->bytes -= e->size;
+}
+
+void odb_cache_clear(struct odb_cache *c)
+{
+	int i;
+	for (i = 0; i < SHARDS; i++) {
+		struct shard *s = &c->shard[i];
+		struct odb_cache_entry *e, *n;
+		pthread_mutex_lock(&s->lock);
+		e = s->head;
+		memset(s->bucket, 0, sizeof(s->bucket));
+		s->head = s->tail = NULL;
+		s->bytes = 0;
+		pthread_mutex_unlock(&s->lock);
+		for (; e; e = n) {
+			n = e->lnext;
+			odb_cache_put(e);
+		}
+	}
 }
 
 void odb_cache_free(struct odb_cache *c)

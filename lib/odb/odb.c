@@ -200,8 +200,7 @@ static int open_depth(struct fgit_odb **out, const char *objects_dir,
 	odb->cache_every = 1;
 	odb->path = strdup(objects_dir);
 	pthread_rwlock_init(&odb->packs_lock, NULL);
-	odb->cache = odb_cache_new(odb->opts.delta_base_cache_limit
-				   ? odb->opts.delta_base_cache_limit : DEFAULT_CACHE_LIMIT);
+	odb->cache = odb_cache_new(odb_cache_limit(odb));
 	if (!odb->path || !odb->cache) {
 		fgit_odb_free(odb);
 		return fgit_error_set(FGIT_ENOMEM, "out of memory");
@@ -217,6 +216,12 @@ static int open_depth(struct fgit_odb **out, const char *objects_dir,
 	}
 	*out = odb;
 	return 0;
+}
+
+size_t odb_cache_limit(const struct fgit_odb *odb)
+{
+	return odb->opts.delta_base_cache_limit ? odb->opts.delta_base_cache_limit
+		: DEFAULT_CACHE_LIMIT;
 }
 
 int fgit_odb_open(struct fgit_odb **out, const char *objects_dir,

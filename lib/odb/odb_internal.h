@@ -92,6 +92,9 @@ struct fgit_odb {
 	struct odb_loose_cache *_Atomic loose_cache;
 };
 
+/* core.deltaBaseCacheLimit, or the default */
+size_t odb_cache_limit(const struct fgit_odb *odb);
+
 /* ---- zlib helpers (thread-local inflaters) ---- */
 struct libdeflate_decompressor *odb_libdeflate(void);
 z_stream *odb_zstream(void);		/* inflateInit'd, reset, per thread */
@@ -191,6 +194,10 @@ struct odb_cache_entry {
 };
 struct odb_cache *odb_cache_new(size_t limit);
 void odb_cache_free(struct odb_cache *c);
+/* Drop every entry (readers still holding one keep it); thread-safe. */
+void odb_cache_clear(struct odb_cache *c);
+/* Not safe against readers running at the same time. */
+void odb_cache_set_limit(struct odb_cache *c, size_t limit);
 /* A referenced entry or NULL; release with odb_cache_put. */
 struct odb_cache_entry *odb_cache_get(struct odb_cache *c, struct pack *p, uint64_t off);
 /* Add data (ownership moves to the entry); returns a referenced entry. */

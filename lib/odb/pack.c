@@ -463,12 +463,33 @@ static _Thread_local int read_depth;
  */
 #define ODB_RANDOM_CACHE_EVERY 8
 
+/*
+ * The delta-base cache budget when reading in pack order.  cat-file
+ * --batch-all-objects --unordered on the history corpus (507,773 objects,
+ * one thread), inflations and delta applications against the budget:
+ * 96 MiB 731,206 and 576,609; 48 MiB 753,187 and 594,475 (+3%); 32 MiB
+ * 810,357 and 645,283 (+11%); peak anonymous memory 232, 121 and 102 MiB
+ * (the heap holds about twice the cache's bytes, fragmented by evictions).
+ */
+#define ODB_PACK_ORDER_CACHE_LIMIT (48u << 20)
+
 void fgit_odb_set_access(struct fgit_odb *odb, enum fgit_odb_access how)
 {
-	size_t i;
+	size_t i, limit = odb_cache_limit(odb);
 	odb->cache_every = how == FGIT_ODB_ACCESS_RANDOM ? ODB_RANDOM_CACHE_EVERY : 1;
+	if (how == FGIT_ODB_ACCESS_PACK_ORDER && limit > ODB_PACK_ORDER_CACHE_LIMIT)
+		limit = ODB_PACK_ORDER_CACHE_LIMIT;
+	odb_cache_set_limit(odb->cache, limit);
 	for (i = 0; i < odb->nalts; i++)
 		fgit_odb_set_access(odb->alts[i], how);
+}
+
+void fgit_odb_drop_cache(struct fgit_odb *odb)
+{
+	size_t i;
+	odb_cache_clear(odb->cache);
+	for (i = 0; i < odb->nalts; i++)
+		fgit_odb_drop_cache(odb->alts[i]);
 }
 
 int pack_read(void **out, size_t *size_out, enum fgit_object_type *type_out,

@@ -8,6 +8,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -203,6 +204,17 @@ int fgit_repack(struct fgit_repack_result *out, struct fgit_repo *repo,
 		goto out;
 	if ((ret = fgit_packer_add_walk(pk, w)) < 0)
 		goto out;
+	/*
+	 * The walk is done, and the bases it cached (trees, mostly) are not
+	 * what writing reads: hand both back before the write phase grows
+	 * the heap again.  repack -ad of the history corpus (one run each,
+	 * loaded machine), peak RSS: 594 MiB before, 441 MiB after; git's
+	 * 538 MiB; CPU 12.9 s before, 10.7 s after.
+	 */
+	fgit_objwalk_free(w);
+	w = NULL;
+	fgit_odb_drop_cache(odb);
+	malloc_trim(0);
 	if ((ret = fgit_packer_mark_tags(pk, refdb)) < 0)
 		goto out;
 

@@ -65,11 +65,17 @@ TEST(odb_mt, parallel_reads_match_git)
 	CHECK(make_repo("mt") == 0);
 	CHECK(load_reference(&ref, &nref) == 0);
 	snprintf(path, sizeof(path), "%s/.git/objects", test_repo);
-	/* both ways of using the delta-base cache (every level, checkpoints) */
-	for (int access = 0; access < 2; access++) {
-		CHECK(fgit_odb_open(&odb, path, NULL) == 0);
-		if (access)
+	/* every way of using the delta-base cache (every level, checkpoints,
+	 * pack order with a budget small enough to evict all the time) */
+	for (int access = 0; access < 3; access++) {
+		struct fgit_odb_options o = FGIT_ODB_OPTIONS_INIT;
+		if (access == 2)
+			o.delta_base_cache_limit = 64 << 10;
+		CHECK(fgit_odb_open(&odb, path, &o) == 0);
+		if (access == 1)
 			fgit_odb_set_access(odb, FGIT_ODB_ACCESS_RANDOM);
+		if (access == 2)
+			fgit_odb_set_access(odb, FGIT_ODB_ACCESS_PACK_ORDER);
 		for (i = 0; i < NTHREADS; i++) {
 			memset(&w[i], 0, sizeof(w[i]));
 			w[i].id = i;

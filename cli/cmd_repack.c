@@ -67,7 +67,8 @@ CLI_CMD(repack)
 		cli_usage_with_options(repack_usage, opts, 0);
 	repo = cli_repo();
 	cfg = fgit_repo_config(repo);
-	if (write_bitmaps < 0 && !fgit_config_get_bool(&v, cfg, "repack.writebitmaps"))
+	if (write_bitmaps < 0 && (!fgit_config_get_bool(&v, cfg, "repack.writebitmaps") ||
+				  !fgit_config_get_bool(&v, cfg, "pack.writebitmaps")))
 		write_bitmaps = v;
 	/* git: unset, bitmaps only for -a/-A in a bare repository (and then
 	 * kept packs stay out of the new pack) */

@@ -1267,6 +1267,11 @@ int fgit_packer_write_files(char *hex_out, struct fgit_packer *pk, const char *b
 		if (ret < 0)
 			goto out;
 	}
+	/* the same pack again: a bitmap of it goes (as in git's repack);
+	 * fgit_packer_write_bitmap writes a new one */
+	fgit_buf_reset(&path);
+	fgit_buf_addf(&path, "%s-%s.bitmap", base_name, hex);
+	unlink(path.ptr);
 	fgit_buf_reset(&path);
 	fgit_buf_addf(&path, "%s-%s.idx", base_name, hex);
 	if ((ret = fgit_pack_write_file(path.ptr, idx.ptr, idx.len, 0444)) < 0)

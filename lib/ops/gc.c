@@ -33,6 +33,7 @@
 #include "fgit/prune.h"
 #include "fgit/refs.h"
 #include "fgit/repack.h"
+#include "fgit/worktree.h"
 #include "fgit/repo.h"
 #include "fgit/revwalk.h"
 
@@ -437,28 +438,6 @@ out:
 
 /* ---- the whole ---- */
 
-static int refuse_missing_steps(struct gc *g, int all)
-{
-	struct fgit_buf p = FGIT_BUF_INIT;
-	struct stat st;
-	const char *pr = cfg_str(g, "gc.packRefs", "true");
-	const char *re = cfg_str(g, "gc.reflogExpire", NULL);
-	const char *ru = cfg_str(g, "gc.reflogExpireUnreachable", NULL);
-	int pack_refs = strcmp(pr, "notbare") ? fgit_config_parse_bool(pr) != 0
-					     : !fgit_repo_is_bare(g->repo);
-	int r = 0;
-
-	fgit_error_clear();
-	(void)pack_refs;
-	(void)re;
-	(void)ru;
-	fgit_buf_addf(&p, "%s/worktrees", fgit_repo_common_dir(g->repo));
-	if (!r && stat(p.ptr, &st) == 0)
-		r = fgit_error_set(FGIT_ENOTSUPP, "gc: 'worktree prune' is not built yet");
-	fgit_buf_release(&p);
-	return r;
-}
-
 /*
  * git gc's first two steps: `pack-refs --all --prune` unless gc.packRefs
  * says no ("notbare": only with a worktree), then `reflog expire --all`
@@ -531,8 +510,6 @@ int fgit_gc(struct fgit_repo *repo, const struct fgit_gc_options *o)
 	}
 	if (all == 2 && prune_expire && expire == INT64_MAX)
 		all = 1;	/* --prune=now: -a, nothing to loosen */
-	if ((r = refuse_missing_steps(&g, all)) < 0)
-		goto out;
 	if ((r = lock_gc(&g, &pidfile)) < 0) {
 		if (o->auto_gc && r == FGIT_ELOCKED) {
 			fgit_error_clear();
@@ -555,6 +532,19 @@ int fgit_gc(struct fgit_repo *repo, const struct fgit_gc_options *o)
 			po.nreachable = g.npacked;
 		}
 		if ((r = fgit_prune(repo, &po)) < 0)
+			goto out;
+	}
+	{
+		/* git's `worktree prune --expire <gc.worktreePruneExpire>` */
+		const char *wx = cfg_str(&g, "gc.worktreePruneExpire", "3.months.ago");
+		int64_t wexp;
+		if (fgit_date_parse_expiry(&wexp, wx, g.now) < 0) {
+			r = fgit_error_set(FGIT_EINVALID, "failed to parse worktree expiry value %s",
+					   wx);
+			goto out;
+		}
+		if (wexp && (r = fgit_worktree_prune(fgit_repo_common_dir(repo), wexp, 0,
+						     NULL, NULL)) < 0)
 			goto out;
 	}
 	if (cfg_bool(&g, "gc.writeCommitGraph", 1) && cfg_bool(&g, "core.commitGraph", 1)) {

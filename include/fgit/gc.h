@@ -14,7 +14,7 @@
  * gc.reflogExpireUnreachable turn them off.  A full repack writes
  * reachability bitmaps as git's repack does (repack.writeBitmaps, by
  * default in a bare repository), and worktree prune runs with
- * gc.worktreePruneExpire (3.months.ago; "never" skips it).  rerere gc is
+ * gc.worktreePruneExpire (3.months.ago).  rerere gc is
  * skipped; cruft packs and --keep-largest-pack are refused by the CLI.
  */
 #ifndef FGIT_GC_H

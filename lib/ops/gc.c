@@ -543,8 +543,8 @@ int fgit_gc(struct fgit_repo *repo, const struct fgit_gc_options *o)
 					   wx);
 			goto out;
 		}
-		if (wexp && (r = fgit_worktree_prune(fgit_repo_common_dir(repo), wexp, 0,
-						     NULL, NULL)) < 0)
+		/* "never" still prunes what is not a worktree at all, as git */
+		if ((r = fgit_worktree_prune(fgit_repo_common_dir(repo), wexp, 0, NULL, NULL)) < 0)
 			goto out;
 	}
 	if (cfg_bool(&g, "gc.writeCommitGraph", 1) && cfg_bool(&g, "core.commitGraph", 1)) {

@@ -55,7 +55,8 @@ struct bw {
 	struct fgit_odb *odb;
 	size_t nwords;
 	uint32_t *sorted;		/* bits in object-id order */
-	uint32_t fan[257];
+	uint32_t *ht;			/* id -> bit + 1 (0: empty), open addressing */
+	size_t mask;
 	uint32_t *commit_of;		/* bit -> commit number, NONE */
 	struct bcommit *c;
 	uint32_t nc;
@@ -72,22 +73,30 @@ static int cmp_oid_pos(const void *a, const void *b, void *arg)
 	return memcmp(s->oid[*(const uint32_t *)a].hash, s->oid[*(const uint32_t *)b].hash, 20);
 }
 
-/* Bit of oid, or -1 when the pack lacks it. */
+static size_t slot_of(const struct bw *w, const struct fgit_oid *oid)
+{
+	uint64_t h;
+	memcpy(&h, oid->hash, sizeof(h));	/* ids are uniformly distributed */
+	return (size_t)h & w->mask;
+}
+
+/*
+ * Bit of oid, or -1 when the pack lacks it.  A hash table, not a binary
+ * search: every entry of every tree read is looked up, and on the history
+ * corpus (500,000 objects) the binary search's memcmp calls took 70% of
+ * the build (perf, 2 cores under load).
+ */
 static long lookup(const struct bw *w, const struct fgit_oid *oid)
 {
-	uint32_t lo = w->fan[oid->hash[0]], hi = w->fan[oid->hash[0] + 1];
+	size_t i = slot_of(w, oid);
 
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		int c = memcmp(w->s->oid[w->sorted[mid]].hash, oid->hash, 20);
-		if (!c)
-			return w->sorted[mid];
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
+	for (;; i = (i + 1) & w->mask) {
+		uint32_t v = w->ht[i];
+		if (!v)
+			return -1;
+		if (!memcmp(w->s->oid[v - 1].hash, oid->hash, 20))
+			return v - 1;
 	}
-	return -1;
 }
 
 static void fail(struct bw *w, const struct fgit_oid *oid, int missing)
@@ -409,13 +418,21 @@ int pack_bitmap_write(struct fgit_buf *out, const struct bitmap_src *s, struct f
 			w.nc++;
 	}
 	qsort_r(w.sorted, s->nr, sizeof(*w.sorted), cmp_oid_pos, (void *)s);
-	for (i = 0; i < s->nr; i++) {
+	for (i = 0; i < s->nr; i++)
 		rank[w.sorted[i]] = i;
-		w.fan[s->oid[w.sorted[i]].hash[0] + 1] = i + 1;
+	for (w.mask = 1; w.mask < (size_t)s->nr * 2; w.mask <<= 1)
+		;
+	if (!(w.ht = calloc(w.mask, sizeof(*w.ht)))) {
+		ret = FGIT_ENOMEM;
+		goto out;
 	}
-	for (t = 1; t < 257; t++)
-		if (w.fan[t] < w.fan[t - 1])
-			w.fan[t] = w.fan[t - 1];
+	w.mask--;
+	for (i = 0; i < s->nr; i++) {
+		size_t k = slot_of(&w, &s->oid[i]);
+		while (w.ht[k])
+			k = (k + 1) & w.mask;
+		w.ht[k] = i + 1;
+	}
 	w.c = calloc((size_t)w.nc + 1, sizeof(*w.c));
 	if (!w.c) {
 		ret = FGIT_ENOMEM;
@@ -511,6 +528,7 @@ out:
 		}
 	free(w.c);
 	free(w.sorted);
+	free(w.ht);
 	free(w.commit_of);
 	free(rank);
 	free(scratch);

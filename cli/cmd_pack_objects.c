@@ -82,6 +82,7 @@ static char *next_line(struct fgit_buf *in, size_t *pos)
 CLI_CMD(pack_objects)
 {
 	struct fgit_pack_objects_options po = FGIT_PACK_OBJECTS_OPTIONS_INIT;
+	int write_bitmap = 0, hash_cache = 1, v;
 	int to_stdout = 0, revs = 0, all = 0, reflog = 0, indexed = 0, unpacked = 0;
 	int incremental = 0, local = 0, honor_keep = 0, quiet = 0, progress = -1;
 	int all_progress = 0, no_reuse_delta = 0, no_reuse_object = 0, ofs = 0, thin = 0;
@@ -115,7 +116,8 @@ CLI_CMD(pack_objects)
 		OPT_UNIMPLEMENTED(0, "include-tag"),
 		OPT_UNIMPLEMENTED(0, "filter"),
 		OPT_UNIMPLEMENTED(0, "missing"),
-		OPT_UNIMPLEMENTED(0, "write-bitmap-index"),
+		OPT_BOOL(0, "write-bitmap-index", &write_bitmap,
+			 "write a bitmap index together with the pack index"),
 		OPT_UNIMPLEMENTED(0, "use-bitmap-index"),
 		OPT_UNIMPLEMENTED(0, "stdin-packs"),
 		OPT_UNIMPLEMENTED(0, "cruft"),
@@ -290,6 +292,16 @@ CLI_CMD(pack_objects)
 		struct fgit_idx_options io = FGIT_IDX_OPTIONS_INIT;
 		if (fgit_packer_write_files(hex, pk, argv[0], write_rev, &io) < 0)
 			die_last();
+		/* git: bitmaps only for a pack of everything (--all) */
+		if (write_bitmap && all) {
+			if (!fgit_config_get_bool(&v, fgit_repo_config(repo),
+						  "pack.writebitmaphashcache"))
+				hash_cache = v;
+			fgit_error_clear();
+			if (fgit_packer_write_bitmap(pk, argv[0], hex, refdb, hash_cache ?
+						     FGIT_PACKER_BITMAP_HASH_CACHE : 0) < 0)
+				die_last();
+		}
 		printf("%s\n", hex);
 		cli_flush_stdout();
 	}

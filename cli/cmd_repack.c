@@ -67,12 +67,25 @@ CLI_CMD(repack)
 		cli_usage_with_options(repack_usage, opts, 0);
 	repo = cli_repo();
 	cfg = fgit_repo_config(repo);
+	if (write_bitmaps < 0 && (!fgit_config_get_bool(&v, cfg, "repack.writebitmaps") ||
+				  !fgit_config_get_bool(&v, cfg, "pack.writebitmaps")))
+		write_bitmaps = v;
+	/* git: unset, bitmaps only for -a/-A in a bare repository (and then
+	 * kept packs stay out of the new pack) */
+	if (write_bitmaps < 0 && !write_midx && (!(all || loosen) || fgit_repo_is_bare(repo) != 1))
+		write_bitmaps = 0;
+	if (write_bitmaps && !(all || loosen) && !write_midx)
+		die("Incremental repacks are incompatible with bitmap indexes.  Use\n"
+		    "--no-write-bitmap-index or disable the pack.writeBitmaps configuration.");
+	if (write_midx && write_bitmaps > 0)
+		die_unimplemented("repack", "--write-midx with --write-bitmap-index "
+				  "(multi-pack bitmaps)");
 	if (write_midx)
 		die_unimplemented("repack", "--write-midx");
-	if (write_bitmaps < 0 && !fgit_config_get_bool(&v, cfg, "repack.writebitmaps"))
-		write_bitmaps = v;
-	if (write_bitmaps > 0 && (all || loosen))
-		die_unimplemented("repack", "--write-bitmap-index (repack.writeBitmaps)");
+	ro.write_bitmap = write_bitmaps != 0 && !write_midx;
+	ro.pack_kept_objects = write_bitmaps > 0 && !write_midx;
+	if (!fgit_config_get_bool(&v, cfg, "pack.writebitmaphashcache"))
+		ro.bitmap_hash_cache = v;
 	if (!fgit_config_get_bool(&v, cfg, "repack.usedeltabaseoffset"))
 		ofs = v;
 	fgit_error_clear();

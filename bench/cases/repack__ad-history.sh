@@ -1,6 +1,6 @@
 # Issue 6: repack -ad of the history (deltas and entries reused from the
 # existing pack), in a copy on tmpfs (made outside the timing).  git also writes a
-# .bitmap here (bare repository); fgit does not write bitmaps yet.
+# .bitmap here (bare repository), and so does fgit.
 title='repack -ad (reuse), history'
 target='≤ 0.6'
 corpus=history

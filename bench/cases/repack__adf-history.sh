@@ -1,6 +1,6 @@
 # Issue 6: repack -adf of the history (every delta searched again), in a
 # copy on tmpfs (made outside the timing).  git also writes a .bitmap here (bare repository,
-# repack.writeBitmaps default); fgit does not write bitmaps yet.
+# repack.writeBitmaps default), and so does fgit.
 title='repack -adf, history'
 target='≤ 0.8'
 corpus=history

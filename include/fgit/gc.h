@@ -11,11 +11,11 @@
  *
  * Pack refs and reflog expiry go through lib/ops (fgit_repo_pack_refs,
  * fgit_reflog_expire_all) unless gc.packRefs, gc.reflogExpire and
- * gc.reflogExpireUnreachable turn them off.  Refused (FGIT_ENOTSUPP naming
- * them): reachability bitmaps (a full repack of a bare repository, unless
- * repack.writeBitmaps=false) and worktree prune (when $GIT_DIR/worktrees
- * exists).  rerere gc is skipped; cruft packs and --keep-largest-pack are
- * refused by the CLI.
+ * gc.reflogExpireUnreachable turn them off.  A full repack writes
+ * reachability bitmaps as git's repack does (repack.writeBitmaps, by
+ * default in a bare repository), and worktree prune runs with
+ * gc.worktreePruneExpire (3.months.ago).  rerere gc is
+ * skipped; cruft packs and --keep-largest-pack are refused by the CLI.
  */
 #ifndef FGIT_GC_H
 #define FGIT_GC_H
@@ -46,7 +46,7 @@ struct fgit_gc_options {
 /*
  * Run gc.  0 on success (also when --auto finds nothing to do or another
  * gc holds the lock under --auto); FGIT_ELOCKED with git's message when
- * another gc runs; FGIT_ENOTSUPP for a step not built (see above).
+ * another gc runs.
  */
 int fgit_gc(struct fgit_repo *repo, const struct fgit_gc_options *opts);
 

@@ -384,4 +384,18 @@ int fgit_pack_bitmap_send_all(uint32_t *count_out, struct fgit_odb *odb,
 int fgit_packer_write_files(char *hex_out, struct fgit_packer *pk, const char *base_name,
 			    int write_rev, const struct fgit_idx_options *idx_opts);
 
+/*
+ * After fgit_packer_write_files: write <base_name>-<hex>.bitmap, the
+ * reachability bitmaps of the pack just written (git's
+ * --write-bitmap-index), through a temporary file renamed into place.
+ * Every object a packed commit reaches must be in the pack (FGIT_EINVALID
+ * otherwise, as git's "doesn't have full closure"); SHA-1 repositories
+ * only.  Commits refdb's refs point to are preferred (NULL: none).
+ */
+enum fgit_packer_bitmap_flags {
+	FGIT_PACKER_BITMAP_HASH_CACHE = 1 << 0,	/* pack.writeBitmapHashCache */
+};
+int fgit_packer_write_bitmap(struct fgit_packer *pk, const char *base_name, const char *hex,
+			     struct fgit_refdb *refdb, unsigned int flags);
+
 #endif

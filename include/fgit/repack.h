@@ -33,10 +33,17 @@ struct fgit_repack_options {
 	const struct fgit_index *index;
 	/* window, depth, threads, reuse, compression, progress */
 	struct fgit_pack_objects_options pack;
+	/* reachability bitmaps for the new pack (with all or
+	 * loosen_unreachable only: -b, repack.writeBitmaps) */
+	int write_bitmap;
+	int bitmap_hash_cache;		/* pack.writeBitmapHashCache (1) */
+	int pack_kept_objects;		/* --pack-kept-objects: .keep packs'
+					 * objects are packed too */
 };
 #define FGIT_REPACK_OPTIONS_VERSION 1
 #define FGIT_REPACK_OPTIONS_INIT \
-	{ FGIT_REPACK_OPTIONS_VERSION, 0, 0, 0, 0, 1, 0, NULL, FGIT_PACK_OBJECTS_OPTIONS_INIT }
+	{ FGIT_REPACK_OPTIONS_VERSION, 0, 0, 0, 0, 1, 0, NULL, FGIT_PACK_OBJECTS_OPTIONS_INIT, \
+	  0, 1, 0 }
 
 struct fgit_repack_result {
 	char pack[FGIT_MAX_HEXSZ + 1];	/* hash of the pack written; "" if none */

@@ -159,4 +159,20 @@ int fgit_worktree_hash_file(struct fgit_oid *out, const char *fspath,
 void fgit_worktree_fill_stat(struct fgit_index_entry *e, const struct stat *st,
 			     const struct fgit_wt_stat_options *opts);
 
+/*
+ * git worktree prune: drop the administrative files
+ * (<common_dir>/worktrees/<id>) of linked worktrees that are gone, by
+ * git's rules: an entry that is not a directory, has no or an unreadable
+ * or empty gitdir file, or whose gitdir points to a missing location
+ * while its index is older than expire (or missing) is removed, unless a
+ * "locked" file is there; then worktrees/ itself if empty.  cb (may be
+ * NULL) gets each id with git's reason ("gitdir file points to
+ * non-existent location", ...) before it goes; dry_run (-n) only reports.
+ * 0, or a negative error (message set) when a directory cannot be read
+ * or removed.
+ */
+int fgit_worktree_prune(const char *common_dir, int64_t expire, int dry_run,
+			void (*cb)(const char *id, const char *reason, void *payload),
+			void *payload);
+
 #endif

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "fgit/ewah.h"
 #include "fgit/index.h"
 
 /* entry->internal bits */
@@ -84,20 +85,6 @@ int reuc_read(struct reuc_list *l, const unsigned char *p, size_t len, int algo)
 int reuc_write(struct fgit_buf *out, const struct reuc_list *l, int algo);
 int reuc_record(struct reuc_list *l, const struct fgit_index_entry *e);
 void reuc_release(struct reuc_list *l);
-
-/* lib/index/ewah.c: git's EWAH bitmap serialisation (read side). */
-struct ewah {
-	uint32_t bit_size;
-	uint32_t nwords;
-	const unsigned char *words;	/* big-endian 64-bit words, borrowed */
-};
-/* Parse at p; returns bytes consumed, or -1 when malformed. */
-long ewah_parse(struct ewah *out, const unsigned char *p, size_t len);
-/*
- * Call fn(pos, payload) for every set bit in increasing order; stops and
- * returns fn's value when it is non-zero; -1 when the words are malformed.
- */
-int ewah_each_bit(const struct ewah *e, int (*fn)(size_t pos, void *payload), void *payload);
 
 /* lib/index/untr.c: would git accept this UNTR payload? */
 int untr_valid(const unsigned char *data, size_t sz, int algo);

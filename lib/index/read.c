@@ -499,7 +499,7 @@ struct link_ext {
 	int present;
 	struct fgit_oid base;
 	int has_bitmaps;
-	struct ewah del, rep;
+	struct fgit_ewah del, rep;
 };
 
 static int read_link(struct link_ext *l, const unsigned char *p, size_t sz, const struct load_ctx *c)
@@ -514,11 +514,11 @@ static int read_link(struct link_ext *l, const unsigned char *p, size_t sz, cons
 	if (!sz)
 		return 0;
 	l->has_bitmaps = 1;
-	if ((n = ewah_parse(&l->del, p, sz)) < 0)
+	if ((n = fgit_ewah_parse(&l->del, p, sz)) < 0)
 		return fgit_error_set(FGIT_EINVALID, "corrupt delete bitmap in link extension");
 	p += n;
 	sz -= n;
-	if ((n = ewah_parse(&l->rep, p, sz)) < 0)
+	if ((n = fgit_ewah_parse(&l->rep, p, sz)) < 0)
 		return fgit_error_set(FGIT_EINVALID, "corrupt replace bitmap in link extension");
 	if ((size_t)n != sz)
 		return fgit_error_set(FGIT_EINVALID, "garbage at the end of link extension");
@@ -618,8 +618,8 @@ static int merge_split(struct fgit_index *idx, const struct link_ext *l,
 		goto out;
 	}
 	if (l->has_bitmaps) {
-		if ((ret = ewah_each_bit(&l->rep, do_replace, &m)) ||
-		    (ret = ewah_each_bit(&l->del, do_delete, &m))) {
+		if ((ret = fgit_ewah_each_bit(&l->rep, do_replace, &m)) ||
+		    (ret = fgit_ewah_each_bit(&l->del, do_delete, &m))) {
 			if (ret == -1)
 				ret = fgit_error_set(FGIT_EINVALID, "corrupt link extension");
 			goto out;

@@ -94,7 +94,7 @@ int untr_valid(const unsigned char *data, size_t sz, int algo)
 {
 	size_t rawsz = fgit_hash_rawsz(algo), fixed = 2 * STAT_DATA + 4 + 2 * rawsz;
 	struct untr_read r;
-	struct ewah valid, check_only, hash_valid;
+	struct fgit_ewah valid, check_only, hash_valid;
 	struct bitcount bc;
 	uint64_t ident_len, ndirs;
 	long n;
@@ -120,26 +120,26 @@ int untr_valid(const unsigned char *data, size_t sz, int algo)
 	r.max_dirs = ndirs > sz ? sz : (size_t)ndirs;
 	if (read_dir(&r) < 0 || r.dirs != ndirs)
 		return 0;
-	if ((n = ewah_parse(&valid, r.p, r.end - r.p)) < 0)
+	if ((n = fgit_ewah_parse(&valid, r.p, r.end - r.p)) < 0)
 		return 0;
 	r.p += n;
-	if ((n = ewah_parse(&check_only, r.p, r.end - r.p)) < 0)
+	if ((n = fgit_ewah_parse(&check_only, r.p, r.end - r.p)) < 0)
 		return 0;
 	r.p += n;
-	if ((n = ewah_parse(&hash_valid, r.p, r.end - r.p)) < 0)
+	if ((n = fgit_ewah_parse(&hash_valid, r.p, r.end - r.p)) < 0)
 		return 0;
 	r.p += n;
 	/* every bit names a directory; then stat data and hashes follow */
 	bc.limit = r.dirs;
 	bc.n = 0;
-	if (ewah_each_bit(&check_only, count_bit, &bc))
+	if (fgit_ewah_each_bit(&check_only, count_bit, &bc))
 		return 0;
 	bc.n = 0;
-	if (ewah_each_bit(&valid, count_bit, &bc) || bc.n > (size_t)(r.end - r.p) / STAT_DATA)
+	if (fgit_ewah_each_bit(&valid, count_bit, &bc) || bc.n > (size_t)(r.end - r.p) / STAT_DATA)
 		return 0;
 	r.p += bc.n * STAT_DATA;
 	bc.n = 0;
-	if (ewah_each_bit(&hash_valid, count_bit, &bc) || bc.n > (size_t)(r.end - r.p) / rawsz)
+	if (fgit_ewah_each_bit(&hash_valid, count_bit, &bc) || bc.n > (size_t)(r.end - r.p) / rawsz)
 		return 0;
 	r.p += bc.n * rawsz;
 	return r.p == r.end;
@@ -251,7 +251,7 @@ int fgit_index_untracked_cache_parse(struct fgit_untr **out, const struct fgit_i
 	size_t sz = idx->untr_len, rawsz = fgit_hash_rawsz(idx->algo), nvalid = 0, nhash = 0, i;
 	struct fgit_untr *u = NULL;
 	struct parse ps;
-	struct ewah ew[3];
+	struct fgit_ewah ew[3];
 	uint64_t ident_len, ndirs;
 	long n;
 	int k;
@@ -290,13 +290,13 @@ int fgit_index_untracked_cache_parse(struct fgit_untr **out, const struct fgit_i
 	if (parse_dir(&ps) < 0 || ps.n != ps.cap)
 		goto bad;
 	for (k = 0; k < 3; k++) {
-		if ((n = ewah_parse(&ew[k], ps.r.p, ps.r.end - ps.r.p)) < 0)
+		if ((n = fgit_ewah_parse(&ew[k], ps.r.p, ps.r.end - ps.r.p)) < 0)
 			goto bad;
 		ps.r.p += n;
 	}
 	for (k = 0; k < 2; k++) {
 		struct bitset b = { ps.dirs, ps.n, k, NULL, 0, 0, idx->algo };
-		if (ewah_each_bit(&ew[k], set_bit, &b))
+		if (fgit_ewah_each_bit(&ew[k], set_bit, &b))
 			goto bad;
 	}
 	for (i = 0; i < ps.n; i++)
@@ -314,7 +314,7 @@ int fgit_index_untracked_cache_parse(struct fgit_untr **out, const struct fgit_i
 	{
 		struct bitset b = { ps.dirs, ps.n, 3, ps.r.p, rawsz, (size_t)(ps.r.end - ps.r.p) / rawsz,
 				    idx->algo };
-		if (ewah_each_bit(&ew[2], set_bit, &b))
+		if (fgit_ewah_each_bit(&ew[2], set_bit, &b))
 			goto bad;
 		nhash = (size_t)(b.data - ps.r.p) / rawsz;
 		(void)nhash;

@@ -422,59 +422,19 @@ out:
 	return ret;
 }
 
-/*
- * EWAH-encode the sorted bit positions: for each stretch, a run-length word
- * (run of zero words, then the number of literal words) and the literals.
- * Any such encoding reads back the same in git.
- */
+/* EWAH-encode the sorted bit positions (git's bit count: the last one + 1). */
 static int ewah_encode(struct fgit_buf *out, const size_t *bits, size_t n)
 {
-	size_t nw = n ? bits[n - 1] / 64 + 1 : 0, i, k, rlw_pos = 0;
-	uint64_t *w = calloc(nw ? nw : 1, sizeof(*w)), *o;
-	size_t on = 0;
-	unsigned char t[8];
-	int ret = 0;
+	size_t nw = n ? bits[n - 1] / 64 + 1 : 0, i;
+	uint64_t *w = calloc(nw ? nw : 1, sizeof(*w));
+	int ret;
 
-	o = calloc(2 * nw + 1, sizeof(*o));
-	if (!w || !o) {
-		free(w);
-		free(o);
+	if (!w)
 		return FGIT_ENOMEM;
-	}
 	for (i = 0; i < n; i++)
 		w[bits[i] / 64] |= (uint64_t)1 << (bits[i] % 64);
-	if (!nw)
-		o[on++] = 0;
-	for (i = 0; i < nw;) {
-		uint64_t run = 0, lit = 0;
-		size_t start;
-		while (i < nw && !w[i] && run < 0xffffffffu) {
-			run++;
-			i++;
-		}
-		start = i;
-		while (i < nw && w[i] && lit < 0x7fffffffu) {
-			lit++;
-			i++;
-		}
-		rlw_pos = on;
-		o[on++] = run << 1 | lit << 33;
-		for (k = 0; k < lit; k++)
-			o[on++] = w[start + k];
-	}
-	if (on > UINT32_MAX || add_be32(out, n ? (uint32_t)(bits[n - 1] + 1) : 0) < 0 ||
-	    add_be32(out, (uint32_t)on) < 0)
-		ret = FGIT_ENOMEM;
-	for (i = 0; !ret && i < on; i++) {
-		put_be32(t, (uint32_t)(o[i] >> 32));
-		put_be32(t + 4, (uint32_t)o[i]);
-		if (fgit_buf_add(out, t, 8) < 0)
-			ret = FGIT_ENOMEM;
-	}
-	if (!ret && add_be32(out, (uint32_t)rlw_pos) < 0)
-		ret = FGIT_ENOMEM;
+	ret = fgit_ewah_write(out, w, nw, n ? (uint32_t)(bits[n - 1] + 1) : 0);
 	free(w);
-	free(o);
 	return ret;
 }
 

@@ -33,6 +33,7 @@
 #include "fgit/prune.h"
 #include "fgit/refs.h"
 #include "fgit/repack.h"
+#include "fgit/worktree.h"
 #include "fgit/repo.h"
 #include "fgit/revwalk.h"
 
@@ -294,6 +295,11 @@ static int repack(struct gc *g, int all, int64_t unpack_expire)
 	size_t nold = 0, i, np;
 	char hex[FGIT_MAX_HEXSZ + 1];
 	int r, v, write_rev = cfg_bool(g, "pack.writeReverseIndex", 0);
+	/* repack's reachability bitmaps: -1 unset (then only for -a/-A in a
+	 * bare repository, kept packs left out), else as configured.
+	 * NEEDSWORK: git's repack dies for an incremental repack with
+	 * writeBitmaps set; here that repack just writes none. */
+	int bitmaps = cfg_bool(g, "repack.writeBitmaps", cfg_bool(g, "pack.writeBitmaps", -1));
 
 	/* the configuration pack-objects would read */
 	po.window = cfg_int(g, "pack.window", 10);
@@ -310,7 +316,9 @@ static int repack(struct gc *g, int all, int64_t unpack_expire)
 		po.depth = cfg_int(g, "gc.aggressiveDepth", 50);
 		po.reuse_delta = 0;	/* -f */
 	}
-	po.skip = FGIT_PACK_SKIP_NONLOCAL | FGIT_PACK_SKIP_KEPT;
+	if (bitmaps < 0)
+		bitmaps = all && fgit_repo_is_bare(g->repo) == 1 ? -1 : 0;
+	po.skip = FGIT_PACK_SKIP_NONLOCAL | (bitmaps > 0 && all ? 0 : FGIT_PACK_SKIP_KEPT);
 	if (!all)
 		po.skip |= FGIT_PACK_SKIP_PACKED;
 	po.progress = g->o->quiet || g->o->progress_fd < 0 ? 0 : 2;
@@ -364,6 +372,14 @@ static int repack(struct gc *g, int all, int64_t unpack_expire)
 		fgit_buf_addf(&base, "%s/pack/pack", g->objdir);
 		if ((r = fgit_packer_write_files(hex, pk, base.ptr, write_rev, &io)) < 0)
 			goto out;
+		if (bitmaps && all) {
+			struct fgit_refdb *refs;
+			if ((r = fgit_repo_refdb(&refs, g->repo)) < 0 ||
+			    (r = fgit_packer_write_bitmap(pk, base.ptr, hex, refs,
+							  cfg_bool(g, "pack.writeBitmapHashCache", 1) ?
+							  FGIT_PACKER_BITMAP_HASH_CACHE : 0)) < 0)
+				goto out;
+		}
 		fgit_packer_stats(&st, pk);
 		if (po.progress)
 			report(g->o, 2, "Total %u (delta %u), reused %u (delta %u), pack-reused %u",
@@ -421,33 +437,6 @@ out:
 }
 
 /* ---- the whole ---- */
-
-static int refuse_missing_steps(struct gc *g, int all)
-{
-	struct fgit_buf p = FGIT_BUF_INIT;
-	struct stat st;
-	const char *pr = cfg_str(g, "gc.packRefs", "true");
-	const char *re = cfg_str(g, "gc.reflogExpire", NULL);
-	const char *ru = cfg_str(g, "gc.reflogExpireUnreachable", NULL);
-	int pack_refs = strcmp(pr, "notbare") ? fgit_config_parse_bool(pr) != 0
-					     : !fgit_repo_is_bare(g->repo);
-	int r = 0;
-
-	fgit_error_clear();
-	(void)pack_refs;
-	(void)re;
-	(void)ru;
-	/* git's repack writes reachability bitmaps for -a/-A in a bare
-	 * repository unless repack.writeBitmaps says no */
-	if (!r && all && cfg_bool(g, "repack.writeBitmaps", fgit_repo_is_bare(g->repo)))
-		r = fgit_error_set(FGIT_ENOTSUPP, "gc: reachability bitmaps are not built yet"
-				   " (set repack.writeBitmaps=false to skip them)");
-	fgit_buf_addf(&p, "%s/worktrees", fgit_repo_common_dir(g->repo));
-	if (!r && stat(p.ptr, &st) == 0)
-		r = fgit_error_set(FGIT_ENOTSUPP, "gc: 'worktree prune' is not built yet");
-	fgit_buf_release(&p);
-	return r;
-}
 
 /*
  * git gc's first two steps: `pack-refs --all --prune` unless gc.packRefs
@@ -521,8 +510,6 @@ int fgit_gc(struct fgit_repo *repo, const struct fgit_gc_options *o)
 	}
 	if (all == 2 && prune_expire && expire == INT64_MAX)
 		all = 1;	/* --prune=now: -a, nothing to loosen */
-	if ((r = refuse_missing_steps(&g, all)) < 0)
-		goto out;
 	if ((r = lock_gc(&g, &pidfile)) < 0) {
 		if (o->auto_gc && r == FGIT_ELOCKED) {
 			fgit_error_clear();
@@ -545,6 +532,19 @@ int fgit_gc(struct fgit_repo *repo, const struct fgit_gc_options *o)
 			po.nreachable = g.npacked;
 		}
 		if ((r = fgit_prune(repo, &po)) < 0)
+			goto out;
+	}
+	{
+		/* git's `worktree prune --expire <gc.worktreePruneExpire>` */
+		const char *wx = cfg_str(&g, "gc.worktreePruneExpire", "3.months.ago");
+		int64_t wexp;
+		if (fgit_date_parse_expiry(&wexp, wx, g.now) < 0) {
+			r = fgit_error_set(FGIT_EINVALID, "failed to parse worktree expiry value %s",
+					   wx);
+			goto out;
+		}
+		/* "never" still prunes what is not a worktree at all, as git */
+		if ((r = fgit_worktree_prune(fgit_repo_common_dir(repo), wexp, 0, NULL, NULL)) < 0)
 			goto out;
 	}
 	if (cfg_bool(&g, "gc.writeCommitGraph", 1) && cfg_bool(&g, "core.commitGraph", 1)) {

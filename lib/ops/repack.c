@@ -181,7 +181,8 @@ int fgit_repack(struct fgit_repack_result *out, struct fgit_repo *repo,
 		free(keep);
 	}
 
-	po.skip |= FGIT_PACK_SKIP_KEPT;
+	if (!opts->pack_kept_objects)
+		po.skip |= FGIT_PACK_SKIP_KEPT;
 	if (!all)
 		po.skip |= FGIT_PACK_SKIP_PACKED;
 	if (opts->local)
@@ -226,6 +227,11 @@ int fgit_repack(struct fgit_repack_result *out, struct fgit_repo *repo,
 			goto out;
 		}
 		if ((ret = fgit_packer_write_files(out->pack, pk, base.ptr, opts->write_rev, &io)) < 0)
+			goto out;
+		if (opts->write_bitmap && all &&
+		    (ret = fgit_packer_write_bitmap(pk, base.ptr, out->pack, refdb,
+						    opts->bitmap_hash_cache ?
+						    FGIT_PACKER_BITMAP_HASH_CACHE : 0)) < 0)
 			goto out;
 		fgit_packer_stats(&out->stats, pk);
 	}

@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include "fgit/buf.h"
 #include "fgit/common.h"
+#include "fgit/ewah.h"
 #include "fgit/hash.h"
 #include "fgit/object.h"
 #include "fgit/odb.h"
@@ -80,38 +81,18 @@ static void bitmap_release(struct bitmap *b)
 /* Size of the EWAH bitmap at p, or 0 if malformed. */
 static size_t ewah_size(const unsigned char *p, size_t avail)
 {
-	uint64_t n;
-	if (avail < 8)
-		return 0;
-	n = 8 + (uint64_t)be32(p + 4) * 8 + 4;
-	return n <= avail ? (size_t)n : 0;
+	struct fgit_ewah e;
+	long n = fgit_ewah_parse(&e, p, avail);
+	return n < 0 ? 0 : (size_t)n;
 }
 
 /* Decode the EWAH at p into nwords dense words (bits beyond are ignored). */
 static int ewah_decode(uint64_t *out, size_t nwords, const unsigned char *p, size_t avail)
 {
-	size_t len = ewah_size(p, avail), nw, i = 0, pos = 0;
-	const unsigned char *w;
-	if (!len)
+	struct fgit_ewah e;
+	if (fgit_ewah_parse(&e, p, avail) < 0)
 		return -1;
-	nw = be32(p + 4);
-	w = p + 8;
-	memset(out, 0, nwords * 8);
-	while (i < nw) {
-		uint64_t rlw = be64(w + 8 * i++);
-		uint64_t run = (rlw >> 1) & 0xffffffffu, lit = rlw >> 33, k;
-		if (rlw & 1)
-			for (k = 0; k < run && pos < nwords; k++)
-				out[pos++] = ~(uint64_t)0;
-		else
-			pos += run;
-		for (k = 0; k < lit && i < nw; k++, i++)
-			if (pos < nwords)
-				out[pos++] = be64(w + 8 * i);
-			else
-				pos++;
-	}
-	return 0;
+	return fgit_ewah_decode(out, nwords, &e);
 }
 
 static int decode_entry(struct bitmap *b, uint32_t i, int depth)

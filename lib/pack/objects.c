@@ -1267,6 +1267,11 @@ int fgit_packer_write_files(char *hex_out, struct fgit_packer *pk, const char *b
 		if (ret < 0)
 			goto out;
 	}
+	/* the same pack again: a bitmap of it goes (as in git's repack);
+	 * fgit_packer_write_bitmap writes a new one */
+	fgit_buf_reset(&path);
+	fgit_buf_addf(&path, "%s-%s.bitmap", base_name, hex);
+	unlink(path.ptr);
 	fgit_buf_reset(&path);
 	fgit_buf_addf(&path, "%s-%s.idx", base_name, hex);
 	if ((ret = fgit_pack_write_file(path.ptr, idx.ptr, idx.len, 0444)) < 0)
@@ -1281,6 +1286,56 @@ out:
 	fgit_buf_release(&tmp);
 	fgit_buf_release(&path);
 	fgit_buf_release(&idx);
+	return ret;
+}
+
+/* ---- reachability bitmaps ---- */
+
+int fgit_packer_write_bitmap(struct fgit_packer *pk, const char *base_name, const char *hex,
+			     struct fgit_refdb *refdb, unsigned int flags)
+{
+	struct bitmap_src s;
+	struct fgit_buf out = FGIT_BUF_INIT, path = FGIT_BUF_INIT;
+	struct fgit_oid *oid = NULL;
+	uint8_t *type = NULL;
+	uint32_t *hash = NULL, i;
+	int ret;
+
+	if (pk->algo != FGIT_HASH_SHA1)
+		return fgit_error_set(FGIT_ENOTSUPP, "bitmaps need a SHA-1 repository");
+	oid = malloc(((size_t)pk->nwritten + 1) * sizeof(*oid));
+	type = malloc((size_t)pk->nwritten + 1);
+	hash = malloc(((size_t)pk->nwritten + 1) * sizeof(*hash));
+	if (!oid || !type || !hash) {
+		ret = fgit_error_set(FGIT_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < pk->nwritten; i++) {
+		const struct entry *e = E(pk, pk->order[i]);
+		oid[i] = e->oid;
+		type[i] = e->type;
+		hash[i] = e->hash;
+	}
+	s.nr = pk->nwritten;
+	s.pack_hash = pk->hash;
+	s.oid = oid;
+	s.type = type;
+	s.name_hash = flags & FGIT_PACKER_BITMAP_HASH_CACHE ? hash : NULL;
+	ret = pack_bitmap_write(&out, &s, pk->odb, refdb, pk->o.nthreads,
+				pk->o.progress ? pk->o.progress_fd : -1);
+	if (ret < 0)
+		goto out;
+	if (fgit_buf_addf(&path, "%s-%s.bitmap", base_name, hex)) {
+		ret = FGIT_ENOMEM;
+		goto out;
+	}
+	ret = fgit_pack_write_file(path.ptr, out.ptr, out.len, 0444);
+out:
+	free(oid);
+	free(type);
+	free(hash);
+	fgit_buf_release(&out);
+	fgit_buf_release(&path);
 	return ret;
 }
 

@@ -66,4 +66,24 @@ int pw_put(struct pack_writer *w, const void *data, size_t len, uint32_t *crc);
 int pw_finish(struct pack_writer *w, unsigned char *hash_out, size_t rawsz);
 void pw_release(struct pack_writer *w);
 
+/* ---- reachability bitmaps (bitmap_write.c) ---- */
+struct fgit_odb;
+struct fgit_refdb;
+struct bitmap_src {
+	uint32_t nr;			/* objects, in bit (pack) order */
+	const unsigned char *pack_hash;	/* SHA-1 of the pack */
+	const struct fgit_oid *oid;	/* nr of each, in bit order */
+	const uint8_t *type;
+	const uint32_t *name_hash;	/* NULL: no name-hash cache */
+};
+/*
+ * The .bitmap for these objects, appended to out: every object a commit
+ * reaches must be among them (else an error naming the missing one).
+ * Commits refs point to (refdb; NULL: none) are preferred when selecting.
+ * Meters "Selecting bitmap commits" and "Building bitmaps" on progress_fd
+ * (-1: none).
+ */
+int pack_bitmap_write(struct fgit_buf *out, const struct bitmap_src *s, struct fgit_odb *odb,
+		      struct fgit_refdb *refdb, int nthreads, int progress_fd);
+
 #endif

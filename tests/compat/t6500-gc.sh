@@ -1,8 +1,9 @@
 #!/bin/sh
 # gc against git: same output and exit code, the same objects kept (packed
 # or loose), the same loose files, identical commit-graph and info/refs, and
-# git fsck happy.  pack-refs and reflog expire are not built into fgit's gc
-# yet: these repositories turn them off (gc.packRefs, gc.reflogExpire*).
+# git fsck happy; bitmaps git reads in bare repositories, worktrees pruned
+# alike.  Most repositories turn pack-refs and reflog expiry off
+# (gc.packRefs, gc.reflogExpire*); one case checks them.
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib.sh"
 
@@ -119,9 +120,35 @@ test_expect_success 'gc packs refs and expires reflogs by default, as git' '
 	(cd w.git/.git && find refs logs -type f | sort) >l1 && (cd w/.git && find refs logs -type f | sort) >l2 &&
 	cmp l1 l2 && for f in $(cat l1); do case $f in logs/*) cmp w.git/.git/$f w/.git/$f || return 1;; esac; done
 '
-test_expect_success 'steps not built yet are refused (129), not skipped' '
-	rm -rf b.git && git clone -q --bare w b.git &&
-	{ "$FGIT" -C b.git gc 2>err; test $? = 129; } && grep bitmaps err
+bare_bitmaps() { base_repo && git config core.bare true; }
+test_expect_success 'gc in a bare repository writes a bitmap git reads' '
+	gc_case bare_bitmaps gc && test -f w/.git/objects/pack/pack-*.bitmap &&
+	git -C w rev-list --test-bitmap HEAD >out 2>&1 && grep -q "^OK!" out &&
+	git -C w rev-list --use-bitmap-index --objects --all | cut -c1-40 | sort >b1 &&
+	git -C w rev-list --objects --all | cut -c1-40 | sort >b2 && cmp b1 b2 &&
+	gc_case bare_bitmaps -c pack.writeBitmapHashCache=false gc &&
+	head -c 8 w.git/.git/objects/pack/pack-*.bitmap >h1 &&
+	head -c 8 w/.git/objects/pack/pack-*.bitmap >h2 && cmp h1 h2
+'
+# linked worktrees: one gone long ago (pruned), one gone recently (kept
+# until gc.worktreePruneExpire), one gone but locked, one alive, and
+# entries that are not worktrees at all
+worktrees()
+{
+	base_repo && git worktree add -q wt-old && git worktree add -q wt-new &&
+	git worktree add -q wt-locked && git worktree lock wt-locked &&
+	git worktree add -q wt-alive && rm -rf wt-old wt-new wt-locked &&
+	touch -d 2001-01-01 .git/worktrees/wt-old/index .git/worktrees/wt-locked/index &&
+	mkdir .git/worktrees/no-gitdir && echo junk >.git/worktrees/not-a-dir &&
+	mkdir .git/worktrees/empty-gitdir && : >.git/worktrees/empty-gitdir/gitdir
+}
+test_expect_success 'gc prunes worktrees as git worktree prune --expire 3.months.ago' '
+	gc_case worktrees gc && ls w.git/.git/worktrees >l1 && ls w/.git/worktrees >l2 &&
+	cmp l1 l2 && test -d w/.git/worktrees/wt-new &&
+	gc_case worktrees -c gc.worktreePruneExpire=now gc &&
+	ls w.git/.git/worktrees >l1 && ls w/.git/worktrees >l2 && cmp l1 l2 &&
+	gc_case worktrees -c gc.worktreePruneExpire=never gc &&
+	ls w.git/.git/worktrees >l1 && ls w/.git/worktrees >l2 && cmp l1 l2
 '
 bare_repo() { base_repo && git config core.bare true && git config repack.writeBitmaps false; }
 test_expect_success 'bare repository with repack.writeBitmaps=false' '

@@ -2,7 +2,8 @@
 # repack and update-server-info against git: in copies of one repository,
 # the same objects afterwards (cat-file --batch-all-objects), the same
 # packs/loose counts, info/refs and objects/info/packs alike, .keep
-# honoured, git fsck --strict happy; -adf pack size within 2% of git's.
+# honoured, git fsck --strict happy; -adf pack size within 2% of git's;
+# -b writes a bitmap git verifies (more in t5310).
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib.sh"
 
@@ -53,9 +54,9 @@ test_expect_success 'server info files' '
 	cmp "$TRASH/ip1" "$TRASH/ip2" &&
 	compare_write setup update-server-info && cmp "$TRASH/w.git/.git/info/refs" "$TRASH/w/.git/info/refs" &&
 	cmp "$TRASH/w.git/.git/objects/info/packs" "$TRASH/w/.git/objects/info/packs"'
+keep_setup() { setup && p=$(ls .git/objects/pack/*.pack) && touch "${p%.pack}.keep" &&
+	echo new >new && git add new && git commit -q -m new; }
 test_expect_success '.keep packs are kept and not repacked' '
-	keep_setup() { setup && p=$(ls .git/objects/pack/*.pack) && touch "${p%.pack}.keep" &&
-		echo new >new && git add new && git commit -q -m new; } &&
 	compare_write keep_setup repack -adq && state "$TRASH/w.git" >"$TRASH/gs" &&
 	state "$TRASH/w" >"$TRASH/fs" && cmp "$TRASH/gs" "$TRASH/fs" && fsck_ok "$TRASH/w"'
 test_expect_success 'nothing new to pack' '
@@ -65,7 +66,15 @@ test_expect_success '-adf pack size within 2% of git' '
 	g=$(cat "$TRASH"/w.git/.git/objects/pack/*.pack | wc -c) &&
 	f=$(cat "$TRASH"/w/.git/objects/pack/*.pack | wc -c) &&
 	echo "git $g fgit $f" && test $((f * 100)) -le $((g * 102))'
+test_expect_success 'repack -adb, .keep packs packed into it, bitmap git verifies' '
+	repack_same -adb -q && test -f "$TRASH"/w/.git/objects/pack/pack-*.bitmap &&
+	git -C "$TRASH/w" rev-list --test-bitmap HEAD >"$TRASH/tb" 2>&1 && grep -q "^OK!" "$TRASH/tb" &&
+	compare_write keep_setup repack -adbq && state "$TRASH/w.git" >"$TRASH/gs" &&
+	state "$TRASH/w" >"$TRASH/fs" && cmp "$TRASH/gs" "$TRASH/fs" && fsck_ok "$TRASH/w" &&
+	git -C "$TRASH/w" rev-list --test-bitmap HEAD >"$TRASH/tb" 2>&1 && grep -q "^OK!" "$TRASH/tb"'
+test_expect_success 'repack -b without -a: git fatal' '
+	compare_write setup repack -b -q && cmp "$CMP/git.err" "$CMP/fgit.err"'
 test_expect_success 'unimplemented options exit 129' '
 	(cd tmpl && "$FGIT" repack --write-midx; test $? = 129) &&
-	(cd tmpl && "$FGIT" repack -adb; test $? = 129)'
+	(cd tmpl && "$FGIT" repack -adb --write-midx; test $? = 129)'
 test_done

@@ -1,0 +1,101 @@
+#!/bin/sh
+# Reachability bitmaps fgit writes (repack -b, pack-objects
+# --write-bitmap-index): git reads them (rev-list --test-bitmap, the same
+# object sets and counts with and without --use-bitmap-index, fsck), the
+# same files and header flags as git's, fgit's own reader sends the pack
+# from them, and git's refusals alike.
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/lib.sh"
+
+# more than 100 commits (so selection skips some), a merged side branch,
+# an annotated tag, a lightweight tag on an old commit, a tag on a blob
+git init -q tmpl && cd tmpl &&
+sh "$HERE/gen-history.sh" 450 30 5 | git fast-import --quiet && git checkout -q main &&
+git checkout -q -b side main~120 && echo s1 >s1 && git add s1 && git commit -q -m s1 &&
+echo s2 >s2 && git add s2 && git commit -q -m s2 && git checkout -q main &&
+git merge -q --no-edit side && git tag -a -m v1 v1 main~50 && git tag old main~400 &&
+git tag -a -m blob blobtag "$(git rev-parse main:s1)" && git repack -adq &&
+cd "$TRASH" || exit 1
+
+setup() { cp -a "$TRASH/tmpl/." .; }
+bare() { cp -a "$TRASH/tmpl/.git/." . && git config core.bare true; }
+state() { (cd "$1" && ls "${2:-.git}"/objects/pack | sed "s/pack-[0-9a-f]*/pack-X/" &&
+	   git count-objects -v | grep -v size); }
+
+# what git makes of the bitmap in $1: each of the commits in $2 verified,
+# object sets and counts with the bitmap equal to the walk's
+bitmap_ok()
+{
+	for c in $2; do
+		git -C "$1" rev-list --test-bitmap "$c" >"$CMP/tb" 2>&1 &&
+		grep -q "^OK!" "$CMP/tb" || { echo "test-bitmap $c:"; tail -2 "$CMP/tb"; return 1; }
+	done &&
+	for r in --all "main~200..main" "side --not main~300"; do
+		git -C "$1" rev-list --use-bitmap-index --objects $r | cut -c1-40 | sort >"$CMP/b1" &&
+		git -C "$1" rev-list --objects $r | cut -c1-40 | sort >"$CMP/b2" &&
+		cmp -s "$CMP/b1" "$CMP/b2" || { echo "objects differ: $r"; return 1; }
+		a=$(git -C "$1" rev-list --use-bitmap-index --count --objects $r) &&
+		b=$(git -C "$1" rev-list --count --objects $r) &&
+		[ "$a" = "$b" ] || { echo "counts differ: $r $a $b"; return 1; }
+	done &&
+	fsck_ok "$1"
+}
+
+same_state()
+{
+	state "$TRASH/w.git" ${1:-} >"$CMP/s1" && state "$TRASH/w" ${1:-} >"$CMP/s2" &&
+	diff -u "$CMP/s1" "$CMP/s2"
+}
+
+test_expect_success 'repack -adb: a bitmap git verifies, same files and flags as git' '
+	compare_write setup repack -adb -q && same_state &&
+	bitmap_ok "$TRASH/w" "HEAD HEAD~1 HEAD~20 side" &&
+	head -c 8 w.git/.git/objects/pack/*.bitmap >h1 && head -c 8 w/.git/objects/pack/*.bitmap >h2 &&
+	cmp h1 h2
+'
+test_expect_success 'the name-hash cache off (pack.writeBitmapHashCache=false)' '
+	compare_write setup -c pack.writeBitmapHashCache=false repack -adb -q && same_state &&
+	head -c 8 w.git/.git/objects/pack/*.bitmap >h1 && head -c 8 w/.git/objects/pack/*.bitmap >h2 &&
+	cmp h1 h2 && bitmap_ok "$TRASH/w" HEAD
+'
+test_expect_success 'repack.writeBitmaps and pack.writeBitmaps with -a, -A' '
+	compare_write setup -c repack.writeBitmaps=true repack -adq && same_state &&
+	compare_write setup -c pack.writeBitmaps=true repack -Adq && same_state &&
+	bitmap_ok "$TRASH/w" HEAD &&
+	compare_write setup -c repack.writeBitmaps=false repack -adbq && same_state
+'
+test_expect_success 'a bare repository: -a writes a bitmap by default, -a -l too' '
+	compare_write bare repack -adq && same_state . && bitmap_ok "$TRASH/w" HEAD &&
+	compare_write bare repack -adlq && same_state . &&
+	compare_write bare -c repack.writeBitmaps=false repack -adq && same_state .
+'
+test_expect_success 'repack again without -b drops the bitmap of the same pack' '
+	rebm() { setup && git repack -adbq; } &&
+	compare_write rebm repack -adq && same_state
+'
+test_expect_success 'pack-objects --write-bitmap-index: with --all only, as git' '
+	compare_write setup pack-objects --write-bitmap-index --all -q pk &&
+	ls w.git/pk-* | sed "s/pk-[0-9a-f]*/pk-X/;s|.*/||" >l1 &&
+	ls w/pk-* | sed "s/pk-[0-9a-f]*/pk-X/;s|.*/||" >l2 && cmp l1 l2 && grep -q bitmap l2 &&
+	CMP_STDIN=$TRASH/tmpl/.git/packed-refs compare_write setup pack-objects --revs --write-bitmap-index -q pk &&
+	ls w.git/pk-* | sed "s/pk-[0-9a-f]*/pk-X/;s|.*/||" >l1 &&
+	ls w/pk-* | sed "s/pk-[0-9a-f]*/pk-X/;s|.*/||" >l2 && cmp l1 l2 && ! grep -q bitmap l2
+'
+test_expect_success 'fgit sends a clone from the bitmap it wrote' '
+	compare_write setup repack -adbq &&
+	(cd w && "$FGIT" pack-objects --all --stdout -q </dev/null >../p.pack) &&
+	git index-pack -o p.idx p.pack && git show-index <p.idx | cut -d" " -f2 | sort >o1 &&
+	git -C w rev-list --objects --all --reflog --indexed-objects | cut -d" " -f1 | sort -u >o2 &&
+	cmp o1 o2
+'
+test_expect_success 'incremental repack with bitmaps: git fatal, exit 128' '
+	compare_write setup repack -b && cmp "$CMP/git.err" "$CMP/fgit.err" &&
+	compare_write setup -c repack.writeBitmaps=true repack -d &&
+	cmp "$CMP/git.err" "$CMP/fgit.err"
+'
+test_expect_success 'multi-pack bitmaps (-b --write-midx) are refused (129)' '
+	(cd tmpl && "$FGIT" repack -adb --write-midx 2>"$TRASH/err"; test $? = 129) &&
+	grep -q write-midx "$TRASH/err"
+'
+echo "$test_count tests, $test_failed failed"
+[ "$test_failed" = 0 ]

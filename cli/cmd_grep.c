@@ -743,6 +743,38 @@ static struct fgit_grep *thread_matcher(void)
 	return my_matcher;
 }
 
+/*
+ * Each thread inflates blobs into one buffer of its own, reused from blob
+ * to blob (fgit_odb_read_into): no malloc and no page faults on fresh
+ * memory per blob.
+ */
+static __thread struct fgit_buf *my_blob;
+static struct fgit_buf **blobs;
+static size_t nblobs;
+
+static struct fgit_buf *thread_blob(void)
+{
+	if (!my_blob) {
+		struct fgit_buf *b = malloc(sizeof(*b)), **nb;
+		if (!b)
+			return NULL;
+		fgit_buf_init(b, 0);
+		pthread_mutex_lock(&matchers_lock);
+		nb = realloc(blobs, (nblobs + 1) * sizeof(*blobs));
+		if (nb) {
+			blobs = nb;
+			blobs[nblobs++] = b;
+		}
+		pthread_mutex_unlock(&matchers_lock);
+		if (!nb) {
+			free(b);
+			return NULL;
+		}
+		my_blob = b;
+	}
+	return my_blob;
+}
+
 static void set_slot_error(struct slot *s, int r)
 {
 	s->err = r;
@@ -818,8 +850,6 @@ static void work(size_t i, void *slotp, void *payload)
 	struct fgit_grep *g = thread_matcher();
 	struct fgit_grep_source src;
 	struct fgit_buf content = FGIT_BUF_INIT;
-	void *data = NULL;
-	size_t size = 0;
 	int r;
 
 	fgit_buf_init(&s->out, 0);
@@ -834,12 +864,17 @@ static void work(size_t i, void *slotp, void *payload)
 		src.size = content.len;
 	} else {
 		enum fgit_object_type type;
-		if ((r = fgit_odb_read(&data, &size, &type, odb, &it->oid))) {
+		struct fgit_buf *blob = thread_blob();
+		if (!blob) {
+			set_slot_error(s, fgit_error_set(FGIT_ENOMEM, "out of memory"));
+			return;
+		}
+		if ((r = fgit_odb_read_into(blob, &type, odb, &it->oid))) {
 			set_slot_error(s, r);
 			return;
 		}
-		src.buf = data;
-		src.size = size;
+		src.buf = blob->ptr;
+		src.size = blob->len;
 	}
 	src.name = it->name;
 	src.path = it->path;
@@ -849,7 +884,6 @@ static void work(size_t i, void *slotp, void *payload)
 	else
 		s->hit = r;
 	fgit_buf_release(&content);
-	free(data);
 }
 
 struct emit_state {
@@ -1161,7 +1195,9 @@ CLI_CMD(grep)
 				die("unable to resolve revision: %s", a);
 			break;
 		}
-		if (!seen_dashdash && path_exists(a))
+		/* git checks only inside a work tree (verify_non_filename):
+		 * a bare repository has a file named HEAD */
+		if (!seen_dashdash && repo && fgit_repo_work_tree(repo) && path_exists(a))
 			die("ambiguous argument '%s': both revision and filename\n"
 			    "Use '--' to separate paths from revisions, like this:\n"
 			    "'git <command> [<revision>...] -- [<file>...]'", a);
@@ -1266,6 +1302,11 @@ CLI_CMD(grep)
 		for (k = 0; k < nmatchers; k++)
 			fgit_grep_free(matchers[k]);
 		free(matchers);
+		for (k = 0; k < nblobs; k++) {
+			fgit_buf_release(blobs[k]);
+			free(blobs[k]);
+		}
+		free(blobs);
 		fgit_grep_free(matcher);
 		for (k = 0; k < nitems; k++) {
 			free(items[k].name);

@@ -22,6 +22,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "fgit/buf.h"
 #include "fgit/hash.h"
 #include "odb/odb_internal.h"
 
@@ -472,7 +473,8 @@ void fgit_odb_set_access(struct fgit_odb *odb, enum fgit_odb_access how)
 }
 
 int pack_read(void **out, size_t *size_out, enum fgit_object_type *type_out,
-	      struct fgit_odb *odb, struct pack *p, uint64_t off, uint64_t cap)
+	      struct fgit_buf *into, struct fgit_odb *odb, struct pack *p, uint64_t off,
+	      uint64_t cap)
 {
 	struct chain_ent small[32], *chain = small, *tmp;
 	size_t n = 0, alloc = 32;
@@ -506,8 +508,18 @@ int pack_read(void **out, size_t *size_out, enum fgit_object_type *type_out,
 				r = 1;
 				goto out;
 			}
-			if ((r = inflate_entry(&cur, p, off, &e)) < 0)
+			if (!n && into) {	/* straight into the caller's buffer */
+				unsigned char *dst = odb_into_buf(into, e.size);
+				if (!dst) {
+					r = -1;
+					goto out;
+				}
+				if ((r = inflate_into(dst, p, off, &e)) < 0)
+					goto out;
+				scr = dst;
+			} else if ((r = inflate_entry(&cur, p, off, &e)) < 0) {
 				goto out;
+			}
 			cur_size = (size_t)e.size;
 			cur_type = e.type;
 			if (n) {	/* a base: share it */
@@ -613,6 +625,10 @@ int pack_read(void **out, size_t *size_out, enum fgit_object_type *type_out,
 		if (!keep) {
 			res_idx = scr && scr_idx == 1 ? 2 : 1;
 			res = odb_scratch(res_idx, (size_t)dst + 1);
+		} else if (!n && into && !(res = odb_into_buf(into, dst))) {
+			free(delta_own);
+			r = -1;
+			goto out;
 		}
 		if (!res && !(res = res_own = malloc((size_t)dst + 1))) {
 			free(delta_own);
@@ -651,6 +667,17 @@ int pack_read(void **out, size_t *size_out, enum fgit_object_type *type_out,
 		}
 		cur_size = (size_t)dst;
 	}
+	if (into) {		/* the result is in scr = into->ptr, or cached */
+		if (cur_ent && fgit_buf_set(into, cur_ent->data, cur_size) < 0) {
+			r = -1;
+			goto out;
+		}
+		fgit_buf_setlen(into, cur_size);
+		*size_out = cur_size;
+		*type_out = cur_type;
+		r = 0;
+		goto out;
+	}
 	if (cur_ent) {		/* the object itself was cached: copy it */
 		cur = malloc(cur_size + 1);
 		if (!cur) {
@@ -666,6 +693,8 @@ int pack_read(void **out, size_t *size_out, enum fgit_object_type *type_out,
 	*type_out = cur_type;
 	r = 0;
 out:
+	if (r && into)
+		fgit_buf_reset(into);
 	odb_cache_put(cur_ent);
 	free(cur);
 	if (chain != small)

@@ -21,6 +21,7 @@
 #include <fcntl.h>
 #include <langinfo.h>
 #include <locale.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -937,6 +938,23 @@ static int emit(size_t i, void *slotp, void *payload)
 	return stop;
 }
 
+/*
+ * Object greps churn the delta-base cache (96 MiB of bases allocated and
+ * freed in turn) and inflate blobs of up to tens of MiB: glibc's defaults
+ * hand big blocks back to the kernel on free (mmap threshold, heap trim)
+ * and take page faults on them again at the next malloc.  Keeping freed
+ * memory: kernel-grep corpus, grep --threads=1 literal HEAD~1, 67,400
+ * page faults and 3.55-3.66 s CPU against 51,400 and 3.07-3.19 s (perf
+ * stat, load average 19: CPU figures rough).
+ */
+static void keep_freed_memory(void)
+{
+#ifdef __GLIBC__
+	mallopt(M_MMAP_THRESHOLD, 32 << 20);
+	mallopt(M_TRIM_THRESHOLD, 256 << 20);
+#endif
+}
+
 /* ---- argument helpers ---- */
 
 static int looks_like_pathspec(const char *arg)
@@ -1247,6 +1265,7 @@ CLI_CMD(grep)
 	if (repo) {
 		if (fgit_repo_odb(&odb, repo))
 			die_last();
+		fgit_odb_set_access(odb, FGIT_ODB_ACCESS_ONCE_EACH);
 		if (fgit_repo_work_tree(repo)) {
 			attrs = cli_attrs(repo);
 			go.attrs = attrs;
@@ -1273,8 +1292,11 @@ CLI_CMD(grep)
 	} else if (!nrevs) {
 		if (!cached)
 			cli_require_work_tree(repo);
+		else
+			keep_freed_memory();
 		list_index(cached);
 	} else {
+		keep_freed_memory();
 		size_t k;
 		if (cached)
 			die("both --cached and trees are given");

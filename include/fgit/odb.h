@@ -51,6 +51,10 @@ enum fgit_odb_access {
 	/* Reads jump around the packs (every object by id): only some levels
 	 * of each chain are cached, so the cache holds many more chains. */
 	FGIT_ODB_ACCESS_RANDOM,
+	/* Many objects, each read once (grep of a tree or the index): an
+	 * object read whole that is the base of a delta in its pack is kept
+	 * in the cache for that delta too, not inflated a second time. */
+	FGIT_ODB_ACCESS_ONCE_EACH,
 };
 /* Set before reading (not safe against reads running at the same time);
  * applies to the alternates too. */

@@ -145,6 +145,7 @@ static int add_alternate(struct fgit_odb *odb, const char *line, size_t len)
 		return fgit_error_set(FGIT_ENOMEM, "out of memory");
 	}
 	alt->cache_every = odb->cache_every;
+	alt->keep_bases = odb->keep_bases;
 	odb->alts = na;
 	odb->alts[odb->nalts++] = alt;
 	return 0;

@@ -44,6 +44,9 @@ struct pack {
 	uint64_t pack_file_size;
 	/* offsets sorted: idx positions in pack order, built on demand */
 	uint32_t *_Atomic rev;
+	/* offsets of the entries other entries are deltas on, sorted; built
+	 * on demand (FGIT_ODB_ACCESS_ONCE_EACH) */
+	struct pack_bases *_Atomic bases;
 	/* resolved type by entry offset: open addressing, (off << 3) | type */
 	_Atomic uint64_t *_Atomic type_memo;
 	size_t type_memo_mask;
@@ -87,6 +90,7 @@ struct fgit_odb {
 	struct fgit_midx **old_midx;	/* replaced ones, freed with the handle */
 	size_t nold_midx;
 	int cache_every;		/* pack_read caches every Nth chain level */
+	int keep_bases;			/* objects read whole that are delta bases are cached */
 };
 
 /* ---- zlib helpers (thread-local inflaters) ---- */

@@ -171,6 +171,29 @@ TEST(odb, read_into_equals_read)
 	fgit_buf_release(&b);
 }
 
+/* Objects read whole that are delta bases go to the cache as well: the
+ * same bytes either way, for reads into a buffer and malloc'd ones. */
+TEST(odb, once_each_access_reads_alike)
+{
+	struct fgit_odb *o = NULL;
+	char path[512];
+	size_t i;
+	snprintf(path, sizeof(path), "%s/.git/objects", test_repo);
+	CHECK(fgit_odb_open(&o, path, NULL) == 0);
+	fgit_odb_set_access(o, FGIT_ODB_ACCESS_ONCE_EACH);
+	CHECK(read_all_into(o) == 0);
+	for (i = 0; i < nref; i++) {
+		void *buf;
+		size_t size;
+		enum fgit_object_type type;
+		CHECK(fgit_odb_read(&buf, &size, &type, o, &ref[nref - 1 - i].oid) == 0);
+		CHECK(type == ref[nref - 1 - i].type && size == ref[nref - 1 - i].size &&
+		      !memcmp(buf, ref[nref - 1 - i].data, size));
+		free(buf);
+	}
+	fgit_odb_free(o);
+}
+
 /* A loose file at oid's path holding the deflated object `data` (whatever
  * oid names): a stale or bad loose copy, which a reader must not prefer to
  * a pack. */

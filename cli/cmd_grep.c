@@ -21,6 +21,7 @@
 #include <fcntl.h>
 #include <langinfo.h>
 #include <locale.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -743,6 +744,38 @@ static struct fgit_grep *thread_matcher(void)
 	return my_matcher;
 }
 
+/*
+ * Each thread inflates blobs into one buffer of its own, reused from blob
+ * to blob (fgit_odb_read_into): no malloc and no page faults on fresh
+ * memory per blob.
+ */
+static __thread struct fgit_buf *my_blob;
+static struct fgit_buf **blobs;
+static size_t nblobs;
+
+static struct fgit_buf *thread_blob(void)
+{
+	if (!my_blob) {
+		struct fgit_buf *b = malloc(sizeof(*b)), **nb;
+		if (!b)
+			return NULL;
+		fgit_buf_init(b, 0);
+		pthread_mutex_lock(&matchers_lock);
+		nb = realloc(blobs, (nblobs + 1) * sizeof(*blobs));
+		if (nb) {
+			blobs = nb;
+			blobs[nblobs++] = b;
+		}
+		pthread_mutex_unlock(&matchers_lock);
+		if (!nb) {
+			free(b);
+			return NULL;
+		}
+		my_blob = b;
+	}
+	return my_blob;
+}
+
 static void set_slot_error(struct slot *s, int r)
 {
 	s->err = r;
@@ -818,8 +851,6 @@ static void work(size_t i, void *slotp, void *payload)
 	struct fgit_grep *g = thread_matcher();
 	struct fgit_grep_source src;
 	struct fgit_buf content = FGIT_BUF_INIT;
-	void *data = NULL;
-	size_t size = 0;
 	int r;
 
 	fgit_buf_init(&s->out, 0);
@@ -834,12 +865,17 @@ static void work(size_t i, void *slotp, void *payload)
 		src.size = content.len;
 	} else {
 		enum fgit_object_type type;
-		if ((r = fgit_odb_read(&data, &size, &type, odb, &it->oid))) {
+		struct fgit_buf *blob = thread_blob();
+		if (!blob) {
+			set_slot_error(s, fgit_error_set(FGIT_ENOMEM, "out of memory"));
+			return;
+		}
+		if ((r = fgit_odb_read_into(blob, &type, odb, &it->oid))) {
 			set_slot_error(s, r);
 			return;
 		}
-		src.buf = data;
-		src.size = size;
+		src.buf = blob->ptr;
+		src.size = blob->len;
 	}
 	src.name = it->name;
 	src.path = it->path;
@@ -849,7 +885,6 @@ static void work(size_t i, void *slotp, void *payload)
 	else
 		s->hit = r;
 	fgit_buf_release(&content);
-	free(data);
 }
 
 struct emit_state {
@@ -901,6 +936,23 @@ static int emit(size_t i, void *slotp, void *payload)
 	fgit_buf_release(&s->out);
 	free(s->errmsg);
 	return stop;
+}
+
+/*
+ * Object greps churn the delta-base cache (96 MiB of bases allocated and
+ * freed in turn) and inflate blobs of up to tens of MiB: glibc's defaults
+ * hand big blocks back to the kernel on free (mmap threshold, heap trim)
+ * and take page faults on them again at the next malloc.  Keeping freed
+ * memory: kernel-grep corpus, grep --threads=1 literal HEAD~1, 67,400
+ * page faults and 3.55-3.66 s CPU against 51,400 and 3.07-3.19 s (perf
+ * stat, load average 19: CPU figures rough).
+ */
+static void keep_freed_memory(void)
+{
+#ifdef __GLIBC__
+	mallopt(M_MMAP_THRESHOLD, 32 << 20);
+	mallopt(M_TRIM_THRESHOLD, 256 << 20);
+#endif
 }
 
 /* ---- argument helpers ---- */
@@ -1161,7 +1213,9 @@ CLI_CMD(grep)
 				die("unable to resolve revision: %s", a);
 			break;
 		}
-		if (!seen_dashdash && path_exists(a))
+		/* git checks only inside a work tree (verify_non_filename):
+		 * a bare repository has a file named HEAD */
+		if (!seen_dashdash && repo && fgit_repo_work_tree(repo) && path_exists(a))
 			die("ambiguous argument '%s': both revision and filename\n"
 			    "Use '--' to separate paths from revisions, like this:\n"
 			    "'git <command> [<revision>...] -- [<file>...]'", a);
@@ -1211,6 +1265,7 @@ CLI_CMD(grep)
 	if (repo) {
 		if (fgit_repo_odb(&odb, repo))
 			die_last();
+		fgit_odb_set_access(odb, FGIT_ODB_ACCESS_ONCE_EACH);
 		if (fgit_repo_work_tree(repo)) {
 			attrs = cli_attrs(repo);
 			go.attrs = attrs;
@@ -1237,8 +1292,11 @@ CLI_CMD(grep)
 	} else if (!nrevs) {
 		if (!cached)
 			cli_require_work_tree(repo);
+		else
+			keep_freed_memory();
 		list_index(cached);
 	} else {
+		keep_freed_memory();
 		size_t k;
 		if (cached)
 			die("both --cached and trees are given");
@@ -1266,6 +1324,11 @@ CLI_CMD(grep)
 		for (k = 0; k < nmatchers; k++)
 			fgit_grep_free(matchers[k]);
 		free(matchers);
+		for (k = 0; k < nblobs; k++) {
+			fgit_buf_release(blobs[k]);
+			free(blobs[k]);
+		}
+		free(blobs);
 		fgit_grep_free(matcher);
 		for (k = 0; k < nitems; k++) {
 			free(items[k].name);

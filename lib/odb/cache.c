@@ -4,6 +4,11 @@
  * each with its own lock, hash chains and LRU list, so threads reading
  * different objects rarely meet on a lock.  Entries are reference counted:
  * a reader keeps using a base after another thread evicted it.
+ *
+ * The limit is on all shards together (an atomic byte count), not a
+ * sixteenth per shard: with per-shard limits of 6 MiB the kernel's 8 bases
+ * over 6 MiB (91 MB together) were never kept and were inflated again for
+ * every delta on them.  An entry over half the limit is not kept.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +25,8 @@ struct shard {
 };
 
 struct odb_cache {
-	size_t shard_limit;
+	size_t limit;
+	atomic_size_t bytes;		/* in all shards */
 	struct shard shard[SHARDS];
 };
 
@@ -36,7 +42,7 @@ struct odb_cache *odb_cache_new(size_t limit)
 	int i;
 	if (!c)
 		return NULL;
-	c->shard_limit = limit / SHARDS;
+	c->limit = limit;
 	for (i = 0; i < SHARDS; i++)
 		pthread_mutex_init(&c->shard[i].lock, NULL);
 	return c;
@@ -44,7 +50,7 @@ struct odb_cache *odb_cache_new(size_t limit)
 
 void odb_cache_set_limit(struct odb_cache *c, size_t limit)
 {
-	c->shard_limit = limit / SHARDS;	/* the shards shrink as they are added to */
+	c->limit = limit;	/* entries over it go as the cache is added to */
 }
 
 void odb_cache_put(struct odb_cache_entry *e)
@@ -82,12 +88,25 @@ void odb_cache_clear(struct odb_cache *c)
 		e = s->head;
 		memset(s->bucket, 0, sizeof(s->bucket));
 		s->head = s->tail = NULL;
+		atomic_fetch_sub(&c->bytes, s->bytes);
 		s->bytes = 0;
 		pthread_mutex_unlock(&s->lock);
 		for (; e; e = n) {
 			n = e->lnext;
 			odb_cache_put(e);
 		}
+	}
+}
+
+/* Drop shard s's least recently used entries (not keep) while all shards
+ * together hold more than the limit; s locked. */
+static void evict(struct odb_cache *c, struct shard *s, const struct odb_cache_entry *keep)
+{
+	while (s->tail && s->tail != keep && atomic_load(&c->bytes) > c->limit) {
+		struct odb_cache_entry *victim = s->tail;
+		unlink_entry(s, victim, (hash_key(victim->pack, victim->off) / SHARDS) % BUCKETS);
+		atomic_fetch_sub(&c->bytes, victim->size);
+		odb_cache_put(victim);
 	}
 }
 
@@ -142,6 +161,7 @@ struct odb_cache_entry *odb_cache_add(struct odb_cache *c, struct pack *p, uint6
 	unsigned h = hash_key(p, off), b = (h / SHARDS) % BUCKETS;
 	struct shard *s = &c->shard[h % SHARDS];
 	struct odb_cache_entry *e = calloc(1, sizeof(*e)), *old;
+	unsigned i;
 
 	if (!e) {
 		free(data);
@@ -154,7 +174,7 @@ struct odb_cache_entry *odb_cache_add(struct odb_cache *c, struct pack *p, uint6
 	e->size = size;
 	e->depth = depth;
 	atomic_init(&e->refs, 1);
-	if (size > c->shard_limit)
+	if (size > c->limit / 2)
 		return e;		/* too big to keep: the caller's only */
 	atomic_fetch_add(&e->refs, 1);
 	pthread_mutex_lock(&s->lock);
@@ -166,11 +186,6 @@ struct odb_cache_entry *odb_cache_add(struct odb_cache *c, struct pack *p, uint6
 		atomic_fetch_sub(&e->refs, 1);
 		return e;
 	}
-	while (s->tail && s->bytes + size > c->shard_limit) {
-		struct odb_cache_entry *victim = s->tail;
-		unlink_entry(s, victim, (hash_key(victim->pack, victim->off) / SHARDS) % BUCKETS);
-		odb_cache_put(victim);
-	}
 	e->hnext = s->bucket[b];
 	s->bucket[b] = e;
 	e->lnext = s->head;
@@ -180,6 +195,15 @@ struct odb_cache_entry *odb_cache_add(struct odb_cache *c, struct pack *p, uint6
 	if (!s->tail)
 		s->tail = e;
 	s->bytes += size;
+	atomic_fetch_add(&c->bytes, size);
+	evict(c, s, e);
 	pthread_mutex_unlock(&s->lock);
+	/* still over: the others give way, one shard locked at a time */
+	for (i = 1; i < SHARDS && atomic_load(&c->bytes) > c->limit; i++) {
+		struct shard *t = &c->shard[(h + i) % SHARDS];
+		pthread_mutex_lock(&t->lock);
+		evict(c, t, NULL);
+		pthread_mutex_unlock(&t->lock);
+	}
 	return e;
 }

@@ -25,6 +25,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "fgit/buf.h"
 #include "fgit/hash.h"
 #include "odb/odb_internal.h"
 
@@ -301,13 +302,14 @@ void odb_loose_cache_free(struct odb_loose_cache *c)
 }
 
 int odb_loose_read(void **out, size_t *size_out, enum fgit_object_type *type_out,
-		   struct fgit_odb *odb, const struct fgit_oid *oid, uint64_t cap)
+		   struct fgit_buf *into, struct fgit_odb *odb, const struct fgit_oid *oid,
+		   uint64_t cap)
 {
 	char path[4096], hex[FGIT_MAX_HEXSZ + 1];
 	struct loose_file lf;
 	enum fgit_object_type type;
 	uint64_t size;
-	unsigned char *buf = NULL;
+	unsigned char *buf = NULL, *dst;
 	struct libdeflate_decompressor *ld;
 	int r, hdrlen;
 
@@ -333,15 +335,18 @@ int odb_loose_read(void **out, size_t *size_out, enum fgit_object_type *type_out
 				   hex, (unsigned long long)size);
 		goto out;
 	}
-	buf = malloc((size_t)size + (size_t)hdrlen + 1);
+	if (into)
+		dst = odb_into_buf(into, size + (uint64_t)hdrlen);
+	else
+		dst = buf = malloc((size_t)size + (size_t)hdrlen + 1);
 	ld = odb_libdeflate();
-	if (!buf || !ld) {
+	if (!dst || !ld) {
 		r = fgit_error_set(FGIT_ENOMEM, "out of memory reading %s", hex);
 		goto out;
 	}
 	{
 		size_t in_used;
-		if (libdeflate_zlib_decompress_ex(ld, lf.data, lf.len, buf,
+		if (libdeflate_zlib_decompress_ex(ld, lf.data, lf.len, dst,
 						  (size_t)size + (size_t)hdrlen,
 						  &in_used, NULL) != LIBDEFLATE_SUCCESS) {
 			r = fgit_error_set(FGIT_EINVALID,
@@ -350,14 +355,19 @@ int odb_loose_read(void **out, size_t *size_out, enum fgit_object_type *type_out
 			goto out;
 		}
 	}
-	memmove(buf, buf + hdrlen, (size_t)size);
-	buf[size] = 0;
-	*out = buf;
+	memmove(dst, dst + hdrlen, (size_t)size);
+	dst[size] = 0;
+	if (into)
+		fgit_buf_setlen(into, (size_t)size);
+	else
+		*out = buf;
 	buf = NULL;
 	*size_out = (size_t)size;
 	*type_out = type;
 	r = 0;
 out:
+	if (r && into)
+		fgit_buf_reset(into);
 	free(buf);
 	loose_close(&lf);
 	return r;

@@ -44,6 +44,9 @@ struct pack {
 	uint64_t pack_file_size;
 	/* offsets sorted: idx positions in pack order, built on demand */
 	uint32_t *_Atomic rev;
+	/* offsets of the entries other entries are deltas on, sorted; built
+	 * on demand (FGIT_ODB_ACCESS_ONCE_EACH) */
+	struct pack_bases *_Atomic bases;
 	/* resolved type by entry offset: open addressing, (off << 3) | type */
 	_Atomic uint64_t *_Atomic type_memo;
 	size_t type_memo_mask;
@@ -90,6 +93,7 @@ struct fgit_odb {
 	int cache_every;		/* pack_read caches every Nth chain level */
 	/* listed loose directories (fgit_odb_exists_quick), made on first use */
 	struct odb_loose_cache *_Atomic loose_cache;
+	int keep_bases;			/* objects read whole that are delta bases are cached */
 };
 
 /* core.deltaBaseCacheLimit, or the default */
@@ -107,13 +111,23 @@ z_stream *odb_zstream(void);		/* inflateInit'd, reset, per thread */
 #define ODB_SCRATCH_BUFS 3
 #define ODB_SCRATCH_MAX (1u << 20)
 unsigned char *odb_scratch(int i, size_t need);
+/*
+ * Room for an object of `size` bytes and its NUL in the caller's buffer
+ * (fgit_odb_read_into), emptied first; NULL (error set) if out of memory.
+ */
+struct fgit_buf;
+unsigned char *odb_into_buf(struct fgit_buf *into, uint64_t size);
 
 /* ---- loose objects (loose.c) ---- */
 void odb_loose_path(char *out, size_t outsz, const struct fgit_odb *odb,
 		    const struct fgit_oid *oid);
-/* cap: objects bigger than this are not read; returns 1, *size and *type set */
+/*
+ * cap: objects bigger than this are not read; returns 1, *size and *type
+ * set.  into non-NULL: the object goes there (fgit_odb_read_into), not *out.
+ */
 int odb_loose_read(void **out, size_t *size, enum fgit_object_type *type,
-		   struct fgit_odb *odb, const struct fgit_oid *oid, uint64_t cap);
+		   struct fgit_buf *into, struct fgit_odb *odb, const struct fgit_oid *oid,
+		   uint64_t cap);
 int odb_loose_info(struct fgit_object_info *out, struct fgit_odb *odb,
 		   const struct fgit_oid *oid, unsigned int flags);
 int odb_loose_exists(struct fgit_odb *odb, const struct fgit_oid *oid);
@@ -150,9 +164,10 @@ void pack_name_at(struct fgit_oid *out, const struct pack *p, uint32_t pos);
 int pack_offset_at(uint64_t *out, struct pack *p, uint32_t pos);
 int pack_ensure_open(struct pack *p);
 int pack_ensure_rev(struct pack *p);
-/* Read and resolve the object at offset. */
+/* Read and resolve the object at offset; into as for odb_loose_read. */
 int pack_read(void **out, size_t *size, enum fgit_object_type *type,
-	      struct fgit_odb *odb, struct pack *p, uint64_t off, uint64_t cap);
+	      struct fgit_buf *into, struct fgit_odb *odb, struct pack *p, uint64_t off,
+	      uint64_t cap);
 int pack_info(struct fgit_object_info *out, struct fgit_odb *odb,
 	      struct pack *p, uint64_t off, unsigned int flags);
 /* Entry header at off: type (possibly a delta type), size, zlib data. */

@@ -22,6 +22,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "fgit/buf.h"
 #include "fgit/hash.h"
 #include "odb/odb_internal.h"
 
@@ -148,6 +149,7 @@ void pack_free(struct pack *p)
 	munmap((void *)p->idx_map, p->idx_size);
 	free(p->rev);
 	free((void *)p->type_memo);
+	free(p->bases);
 	pthread_mutex_destroy(&p->lock);
 	free(p->idx_path);
 	free(p->pack_path);
@@ -440,6 +442,68 @@ static int inflate_entry(unsigned char **out, struct pack *p, uint64_t off,
 	return 0;
 }
 
+struct pack_bases {
+	size_t n;
+	uint64_t off[];
+};
+
+static int off_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The offsets of the pack's delta bases, from one pass over the entry
+ * headers (kernel corpus: 83,016 entries, 4,920 bases).  NULL if it cannot
+ * be built (out of memory, a bad entry: reading reports that itself).
+ */
+static const struct pack_bases *pack_bases(struct pack *p)
+{
+	struct pack_bases *b = atomic_load_explicit(&p->bases, memory_order_acquire);
+	struct entry e;
+	uint32_t i;
+	size_t n = 0, k;
+
+	if (b)
+		return b;
+	if (!(b = malloc(sizeof(*b) + ((size_t)p->nr + 1) * sizeof(uint64_t))))
+		return NULL;
+	for (i = 0; i < p->nr; i++) {
+		uint64_t off;
+		uint32_t pos;
+		if (pack_offset_at(&off, p, i) < 0 || parse_entry(&e, p, off) < 0)
+			goto fail;
+		if (e.type == FGIT_OBJ_OFS_DELTA)
+			b->off[n++] = e.base_off;
+		else if (e.type == FGIT_OBJ_REF_DELTA && pack_find(p, &e.base_oid, &pos) &&
+			 pack_offset_at(&b->off[n], p, pos) == 0)
+			n++;
+	}
+	qsort(b->off, n, sizeof(uint64_t), off_cmp);
+	for (i = 0, k = 0; i < n; i++)
+		if (!k || b->off[k - 1] != b->off[i])
+			b->off[k++] = b->off[i];
+	b->n = k;
+	pthread_mutex_lock(&p->lock);
+	if (!p->bases) {
+		atomic_store_explicit(&p->bases, b, memory_order_release);
+		b = NULL;
+	}
+	pthread_mutex_unlock(&p->lock);
+	free(b);
+	return atomic_load_explicit(&p->bases, memory_order_acquire);
+fail:
+	free(b);
+	return NULL;
+}
+
+static int is_base(struct pack *p, uint64_t off)
+{
+	const struct pack_bases *b = pack_bases(p);
+	return b && bsearch(&off, b->off, b->n, sizeof(uint64_t), off_cmp);
+}
+
 struct chain_ent {
 	struct pack *p;
 	uint64_t off;
@@ -480,6 +544,7 @@ void fgit_odb_set_access(struct fgit_odb *odb, enum fgit_odb_access how)
 	if (how == FGIT_ODB_ACCESS_PACK_ORDER && limit > ODB_PACK_ORDER_CACHE_LIMIT)
 		limit = ODB_PACK_ORDER_CACHE_LIMIT;
 	odb_cache_set_limit(odb->cache, limit);
+	odb->keep_bases = how == FGIT_ODB_ACCESS_ONCE_EACH;
 	for (i = 0; i < odb->nalts; i++)
 		fgit_odb_set_access(odb->alts[i], how);
 }
@@ -493,14 +558,15 @@ void fgit_odb_drop_cache(struct fgit_odb *odb)
 }
 
 int pack_read(void **out, size_t *size_out, enum fgit_object_type *type_out,
-	      struct fgit_odb *odb, struct pack *p, uint64_t off, uint64_t cap)
+	      struct fgit_buf *into, struct fgit_odb *odb, struct pack *p, uint64_t off,
+	      uint64_t cap)
 {
 	struct chain_ent small[32], *chain = small, *tmp;
 	size_t n = 0, alloc = 32;
 	struct odb_cache_entry *cur_ent = NULL;	/* the base, when cached */
 	unsigned char *cur = NULL;		/* the base, when ours to free */
 	const unsigned char *scr = NULL;	/* the base, in a scratch buffer */
-	int scr_idx = 0, depth = 0;
+	int scr_idx = 0, depth = 0, keep_final;
 	size_t cur_size = 0;
 	enum fgit_object_type cur_type = FGIT_OBJ_BAD;
 	struct entry e;
@@ -509,6 +575,10 @@ int pack_read(void **out, size_t *size_out, enum fgit_object_type *type_out,
 	if (read_depth > 8)
 		return fgit_error_set(FGIT_EINVALID, "delta base recursion too deep");
 	read_depth++;
+	if ((r = pack_ensure_open(p)) < 0)
+		goto out;
+	/* read whole now, wanted again as a base: into the cache with it */
+	keep_final = odb->keep_bases && is_base(p, off);
 	for (;;) {
 		if ((r = pack_ensure_open(p)) < 0)
 			goto out;
@@ -527,11 +597,21 @@ int pack_read(void **out, size_t *size_out, enum fgit_object_type *type_out,
 				r = 1;
 				goto out;
 			}
-			if ((r = inflate_entry(&cur, p, off, &e)) < 0)
+			if (!n && into && !keep_final) {	/* straight into the caller's buffer */
+				unsigned char *dst = odb_into_buf(into, e.size);
+				if (!dst) {
+					r = -1;
+					goto out;
+				}
+				if ((r = inflate_into(dst, p, off, &e)) < 0)
+					goto out;
+				scr = dst;
+			} else if ((r = inflate_entry(&cur, p, off, &e)) < 0) {
 				goto out;
+			}
 			cur_size = (size_t)e.size;
 			cur_type = e.type;
-			if (n) {	/* a base: share it */
+			if (n || keep_final) {	/* a base: share it */
 				cur_ent = odb_cache_add(odb->cache, p, off, cur_type, cur, cur_size, 0);
 				cur = NULL;
 				if (!cur_ent) {
@@ -634,6 +714,10 @@ int pack_read(void **out, size_t *size_out, enum fgit_object_type *type_out,
 		if (!keep) {
 			res_idx = scr && scr_idx == 1 ? 2 : 1;
 			res = odb_scratch(res_idx, (size_t)dst + 1);
+		} else if (!n && into && !keep_final && !(res = odb_into_buf(into, dst))) {
+			free(delta_own);
+			r = -1;
+			goto out;
 		}
 		if (!res && !(res = res_own = malloc((size_t)dst + 1))) {
 			free(delta_own);
@@ -657,7 +741,7 @@ int pack_read(void **out, size_t *size_out, enum fgit_object_type *type_out,
 		free(cur);
 		cur = NULL;
 		scr = NULL;
-		if (n && keep) {
+		if ((n && keep) || (!n && keep_final)) {
 			cur_ent = odb_cache_add(odb->cache, c->p, c->off, cur_type, res_own,
 						(size_t)dst, depth);
 			if (!cur_ent) {
@@ -671,6 +755,17 @@ int pack_read(void **out, size_t *size_out, enum fgit_object_type *type_out,
 			scr_idx = res_idx;
 		}
 		cur_size = (size_t)dst;
+	}
+	if (into) {		/* the result is in scr = into->ptr, or cached */
+		if (cur_ent && fgit_buf_set(into, cur_ent->data, cur_size) < 0) {
+			r = -1;
+			goto out;
+		}
+		fgit_buf_setlen(into, cur_size);
+		*size_out = cur_size;
+		*type_out = cur_type;
+		r = 0;
+		goto out;
 	}
 	if (cur_ent) {		/* the object itself was cached: copy it */
 		cur = malloc(cur_size + 1);
@@ -687,6 +782,8 @@ int pack_read(void **out, size_t *size_out, enum fgit_object_type *type_out,
 	*type_out = cur_type;
 	r = 0;
 out:
+	if (r && into)
+		fgit_buf_reset(into);
 	odb_cache_put(cur_ent);
 	free(cur);
 	if (chain != small)

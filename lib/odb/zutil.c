@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include "fgit/buf.h"
 #include "odb/odb_internal.h"
 
 struct tls_inflaters {
@@ -92,4 +93,20 @@ unsigned char *odb_scratch(int i, size_t need)
 		t->scratch_cap[i] = t->scratch[i] ? cap : 0;
 	}
 	return t->scratch[i];
+}
+
+unsigned char *odb_into_buf(struct fgit_buf *into, uint64_t size)
+{
+	if (size >= SIZE_MAX - 1) {
+		fgit_error_set(FGIT_ENOMEM, "object too large (%llu bytes)",
+			       (unsigned long long)size);
+		return NULL;
+	}
+	/* growing: a fresh block, not a realloc that copies the old object */
+	if (into->alloc && into->alloc < (size_t)size + 1)
+		fgit_buf_release(into);
+	fgit_buf_reset(into);
+	if (fgit_buf_grow(into, (size_t)size) < 0)
+		return NULL;
+	return (unsigned char *)into->ptr;
 }

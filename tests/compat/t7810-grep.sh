@@ -236,6 +236,25 @@ test_expect_success '--cached in a stat-clean tree' '
 	compare grep --cached -n foo && compare grep --cached -p -C1 foo
 '
 
+# Objects read as git reads them: every pack (ours and the alternates')
+# before any loose file.  The loose copies planted here are wrong on purpose.
+test_expect_success 'trees and --cached with alternates, packed objects also loose' '
+	git clone -q --bare --shared r shared.git && git clone -q --shared r shared &&
+	git -C r repack -adq &&
+	for d in shared.git shared/.git; do
+		bad=$(printf "not this foo\n" | git --git-dir=$d hash-object -w --stdin) &&
+		for p in HEAD:text.txt HEAD:sub/words.txt v1:file.c; do
+			o=$(git --git-dir=$d rev-parse $p) &&
+			mkdir -p $d/objects/$(echo $o | cut -c1-2) &&
+			cp $d/objects/$(echo $bad | cut -c1-2)/$(echo $bad | cut -c3-) \
+				$d/objects/$(echo $o | cut -c1-2)/$(echo $o | cut -c3-) || return 1
+		done
+	done &&
+	(cd shared.git && compare grep -n foo HEAD && compare grep -c foo HEAD v1 -- sub &&
+	 compare grep -l foo HEAD && compare grep -h -i hello v1) &&
+	cd shared && compare grep --cached -n foo && compare grep -n foo HEAD~0 -- sub
+'
+
 test_expect_success '--recurse-submodules is refused' '
 	cd r && { "$FGIT" grep --recurse-submodules foo >/dev/null 2>&1; test $? = 129; }
 '

@@ -1,5 +1,8 @@
+#include <sys/stat.h>
+#include <zlib.h>
 #include "unit.h"
 #include "helper.h"
+#include "fgit/buf.h"
 #include "fgit/common.h"
 #include "fgit/hash.h"
 #include "fgit/odb.h"
@@ -133,6 +136,128 @@ TEST(odb, stream_equals_read)
 		CHECK(n == 0 && b.len == size && !memcmp(b.ptr, ref[i].data, size));
 		fgit_buf_release(&b);
 	}
+}
+
+/* One buffer reused for every object, growing and shrinking. */
+static int read_all_into(struct fgit_odb *o)
+{
+	struct fgit_buf b = FGIT_BUF_INIT;
+	size_t i, k;
+	int bad = 0;
+	for (k = 0; k < 2 * nref && !bad; k++) {
+		enum fgit_object_type type;
+		i = k < nref ? k : 2 * nref - 1 - k;	/* forwards, then back */
+		if (fgit_odb_read_into(&b, &type, o, &ref[i].oid) != 0 ||
+		    type != ref[i].type || b.len != ref[i].size ||
+		    memcmp(b.ptr, ref[i].data, b.len) || b.ptr[b.len])
+			bad = 1;
+	}
+	fgit_buf_release(&b);
+	return bad ? -1 : 0;
+}
+
+TEST(odb, read_into_equals_read)
+{
+	struct fgit_buf b = FGIT_BUF_INIT;
+	struct fgit_oid none;
+	enum fgit_object_type type;
+	CHECK(read_all_into(odb) == 0);
+	CHECK(fgit_buf_add(&b, "stale", 5) == 0);
+	memset(&none, 0, sizeof(none));
+	none.algo = FGIT_HASH_SHA1;
+	none.hash[0] = 0x42;
+	CHECK(fgit_odb_read_into(&b, &type, odb, &none) == FGIT_ENOTFOUND);
+	CHECK(b.len == 0);
+	fgit_buf_release(&b);
+}
+
+/* Objects read whole that are delta bases go to the cache as well: the
+ * same bytes either way, for reads into a buffer and malloc'd ones. */
+TEST(odb, once_each_access_reads_alike)
+{
+	struct fgit_odb *o = NULL;
+	char path[512];
+	size_t i;
+	snprintf(path, sizeof(path), "%s/.git/objects", test_repo);
+	CHECK(fgit_odb_open(&o, path, NULL) == 0);
+	fgit_odb_set_access(o, FGIT_ODB_ACCESS_ONCE_EACH);
+	CHECK(read_all_into(o) == 0);
+	for (i = 0; i < nref; i++) {
+		void *buf;
+		size_t size;
+		enum fgit_object_type type;
+		CHECK(fgit_odb_read(&buf, &size, &type, o, &ref[nref - 1 - i].oid) == 0);
+		CHECK(type == ref[nref - 1 - i].type && size == ref[nref - 1 - i].size &&
+		      !memcmp(buf, ref[nref - 1 - i].data, size));
+		free(buf);
+	}
+	fgit_odb_free(o);
+}
+
+/* A loose file at oid's path holding the deflated object `data` (whatever
+ * oid names): a stale or bad loose copy, which a reader must not prefer to
+ * a pack. */
+static int write_loose_as(const char *objdir, const struct fgit_oid *oid, const char *data)
+{
+	char hex[FGIT_MAX_HEXSZ + 1], path[1024], raw[256];
+	unsigned char z[512];
+	uLongf zlen = sizeof(z);
+	int n = snprintf(raw, sizeof(raw), "blob %zu", strlen(data));
+	FILE *f;
+	memcpy(raw + n + 1, data, strlen(data));
+	n += 1 + (int)strlen(data);
+	if (compress2(z, &zlen, (const Bytef *)raw, (uLong)n, 1) != Z_OK)
+		return -1;
+	fgit_oid_to_hex(hex, oid);
+	snprintf(path, sizeof(path), "%s/%.2s", objdir, hex);
+	mkdir(path, 0777);
+	snprintf(path, sizeof(path), "%s/%.2s/%s", objdir, hex, hex + 2);
+	if (!(f = fopen(path, "wb")))
+		return -1;
+	n = fwrite(z, 1, zlen, f) == zlen;
+	return fclose(f) == 0 && n ? 0 : -1;
+}
+
+/*
+ * An object both in a pack and loose is read from the pack, as git reads
+ * it: every pack (ours, the alternates') before any loose file.  The loose
+ * copies here are wrong on purpose, so reading them would show.
+ */
+TEST(odb, packs_before_loose_files)
+{
+	char dir[512], objdir[600], cmd[2400];
+	struct fgit_odb *o = NULL;
+	size_t i, nloose = 0;
+	snprintf(dir, sizeof(dir), "%s-alt", test_repo);
+	snprintf(objdir, sizeof(objdir), "%s/objects", dir);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s && git init -q --bare %s && "
+		 "echo %s/.git/objects >%s/info/alternates", dir, dir, test_repo, objdir);
+	CHECK(system(cmd) == 0);
+	for (i = 0; i < nref; i++) {
+		char hex[FGIT_MAX_HEXSZ + 1], path[1024];
+		struct stat st;
+		fgit_oid_to_hex(hex, &ref[i].oid);
+		snprintf(path, sizeof(path), "%s/.git/objects/%.2s/%s", test_repo, hex, hex + 2);
+		if (stat(path, &st) == 0)
+			continue;	/* loose in the alternate: no pack to prefer */
+		CHECK(write_loose_as(objdir, &ref[i].oid, "not this\n") == 0);
+		nloose++;
+	}
+	CHECK(nloose > 100);
+	CHECK_MSG(fgit_odb_open(&o, objdir, NULL) == 0, "%s", fgit_error_last());
+	for (i = 0; i < nref; i++) {
+		void *buf;
+		size_t size;
+		enum fgit_object_type type;
+		CHECK(fgit_odb_read(&buf, &size, &type, o, &ref[i].oid) == 0);
+		CHECK(type == ref[i].type && size == ref[i].size &&
+		      !memcmp(buf, ref[i].data, size));
+		free(buf);
+	}
+	CHECK(read_all_into(o) == 0);
+	fgit_odb_free(o);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	CHECK(system(cmd) == 0);
 }
 
 TEST(odb, teardown)

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include "unit.h"
 #include "helper.h"
+#include "fgit/buf.h"
 #include "fgit/common.h"
 #include "fgit/odb.h"
 
@@ -25,6 +26,7 @@ struct worker {
 static void *work(void *arg)
 {
 	struct worker *w = arg;
+	struct fgit_buf into = FGIT_BUF_INIT;
 	size_t k, i, round;
 	for (round = 0; round < ROUNDS; round++) {
 		for (k = 0; k < nref; k++) {
@@ -34,13 +36,17 @@ static void *work(void *arg)
 			struct fgit_object_info info;
 			/* thread-specific order: forwards, backwards, strided */
 			i = w->id % 2 ? nref - 1 - k : (k * 7 + (size_t)w->id) % nref;
-			if (fgit_odb_read(&buf, &size, &type, odb, &ref[i].oid) < 0) {
+			if (w->id == 1 && fgit_odb_read_into(&into, &type, odb, &ref[i].oid) == 0) {
+				buf = NULL;	/* one thread reads into its buffer */
+				size = into.len;
+			} else if (w->id == 1 ||
+				   fgit_odb_read(&buf, &size, &type, odb, &ref[i].oid) < 0) {
 				snprintf(w->msg, sizeof(w->msg), "%s", fgit_error_last());
 				w->failures++;
 				continue;
 			}
 			if (type != ref[i].type || size != ref[i].size ||
-			    memcmp(buf, ref[i].data, size))
+			    memcmp(buf ? buf : into.ptr, ref[i].data, size))
 				w->failures++;
 			free(buf);
 			if (fgit_odb_read_info(&info, odb, &ref[i].oid,
@@ -52,6 +58,7 @@ static void *work(void *arg)
 		if (w->id == 0)
 			fgit_odb_refresh(odb);	/* the write lock, meanwhile */
 	}
+	fgit_buf_release(&into);
 	return NULL;
 }
 
@@ -66,16 +73,17 @@ TEST(odb_mt, parallel_reads_match_git)
 	CHECK(load_reference(&ref, &nref) == 0);
 	snprintf(path, sizeof(path), "%s/.git/objects", test_repo);
 	/* every way of using the delta-base cache (every level, checkpoints,
-	 * pack order with a budget small enough to evict all the time) */
-	for (int access = 0; access < 3; access++) {
-		struct fgit_odb_options o = FGIT_ODB_OPTIONS_INIT;
-		if (access == 2)
-			o.delta_base_cache_limit = 64 << 10;
-		CHECK(fgit_odb_open(&odb, path, &o) == 0);
-		if (access == 1)
-			fgit_odb_set_access(odb, FGIT_ODB_ACCESS_RANDOM);
-		if (access == 2)
-			fgit_odb_set_access(odb, FGIT_ODB_ACCESS_PACK_ORDER);
+	 * pack order with a budget small enough to evict all the time, bases
+	 * read whole kept too; and that in a cache of 16 KiB, always evicting) */
+	for (int access = 0; access < 5; access++) {
+		static const enum fgit_odb_access how[] = {
+			FGIT_ODB_ACCESS_NORMAL, FGIT_ODB_ACCESS_RANDOM, FGIT_ODB_ACCESS_PACK_ORDER,
+			FGIT_ODB_ACCESS_ONCE_EACH, FGIT_ODB_ACCESS_ONCE_EACH,
+		};
+		struct fgit_odb_options opts = FGIT_ODB_OPTIONS_INIT;
+		opts.delta_base_cache_limit = access == 2 ? 64 << 10 : access == 4 ? 16384 : 0;
+		CHECK(fgit_odb_open(&odb, path, &opts) == 0);
+		fgit_odb_set_access(odb, how[access]);
 		for (i = 0; i < NTHREADS; i++) {
 			memset(&w[i], 0, sizeof(w[i]));
 			w[i].id = i;

@@ -18,6 +18,8 @@
 #include "fgit/repo.h"
 #include "fgit/worktree.h"
 
+int cli_untr_status_readonly;
+
 enum cli_untr_setting cli_untr_setting(struct fgit_repo *repo)
 {
 	const struct fgit_config *cfg = fgit_repo_config(repo);
@@ -135,7 +137,8 @@ struct fgit_untr *cli_untr_for_status(struct fgit_repo *repo, struct fgit_index 
 	struct fgit_oid oid;
 	uint32_t st[9];
 
-	if (!uc || env_bool("GIT_DISABLE_UNTRACKED_CACHE", 0) || strcmp(uc->per_dir, ".gitignore"))
+	if (!uc || cli_untr_status_readonly || env_bool("GIT_DISABLE_UNTRACKED_CACHE", 0) ||
+	    strcmp(uc->per_dir, ".gitignore"))
 		return NULL;
 	if (ident(&id, repo) < 0 || !fgit_untr_ident_matches(uc, id.ptr)) {
 		warning("untracked cache is disabled on this system or location");

@@ -34,6 +34,8 @@ void cli_untr_tweak(struct fgit_repo *repo, struct fgit_index *idx);
  */
 struct fgit_untr *cli_untr_for_status(struct fgit_repo *repo, struct fgit_index *idx,
 				      uint32_t want_flags);
+/* Set by commit before it shows its status: the cache is not used. */
+extern int cli_untr_status_readonly;
 /* After the walk: mark idx changed when git would write the cache back. */
 void cli_untr_after_walk(struct fgit_repo *repo, struct fgit_index *idx,
 			 const struct fgit_untr *uc);

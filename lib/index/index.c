@@ -270,9 +270,11 @@ int fgit_index_find_any_stage(size_t *out, const struct fgit_index *idx,
 	return e->path_len == len && !memcmp(e->path, path, len);
 }
 
-/* git's untracked_cache_{add_to,remove_from}_index */
+/* An entry came or went: the index changed, and the untracked cache
+ * forgets the path's directory (git's untracked_cache_{add_to,remove_from}_index). */
 static void untr_invalidate(struct fgit_index *idx, const char *path, size_t len)
 {
+	idx->changed = 1;
 	if (idx->untr)
 		fgit_untr_invalidate_path(idx->untr, path, len);
 }

@@ -31,6 +31,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "cli.h"
+#include "untr_setup.h"
 #include "add_setup.h"
 #include "wt_setup.h"
 #include "fgit/add.h"
@@ -766,6 +767,9 @@ CLI_CMD(commit)
 			/* git prints the long status here: the status command's own */
 			{
 				const char *sargv[] = { "status", NULL };
+				/* git's commit does not write what its status
+				 * walk puts in the untracked cache */
+				cli_untr_status_readonly = 1;
 				cmd_status(1, sargv);
 			}
 			cli_flush_stdout();

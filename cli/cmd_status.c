@@ -14,6 +14,7 @@
 #include <sys/utsname.h>
 #include "cli.h"
 #include "wt_setup.h"
+#include "untr_setup.h"
 #include "attr_setup.h"
 #include "fgit/attr.h"
 #include "fgit/convert.h"
@@ -1170,18 +1171,12 @@ static void write_index_back(struct st *s, struct fgit_index *idx, const char *p
 	struct fgit_index_write_opts wo = FGIT_INDEX_WRITE_OPTS_INIT;
 	const char *ol = getenv("GIT_OPTIONAL_LOCKS");
 	size_t i, n = fgit_index_entrycount(idx);
-	int racy = 0, bv;
+	int racy = fgit_index_is_changed(idx), bv;	/* e.g. the untracked cache */
 
 	if (ol && !fgit_config_parse_bool(ol))
 		return;
 	for (i = 0; i < n && !racy; i++)
 		racy = fgit_index_entry_is_racy(idx, fgit_index_get(idx, i));
-	/* core.untrackedCache=false: git removes the extension and writes */
-	if (fgit_index_has_untracked_cache(idx) &&
-	    !fgit_config_get_bool(&bv, s->cfg, "core.untrackedcache") && !bv) {
-		fgit_index_untracked_cache_drop(idx);
-		racy = 1;
-	}
 	fgit_error_clear();
 	if (!s->s->refreshed && !racy)
 		return;
@@ -1193,78 +1188,6 @@ static void write_index_back(struct st *s, struct fgit_index *idx, const char *p
 	fgit_error_clear();
 	if (fgit_index_write(idx, path, &wo))
 		fgit_error_clear();	/* opportunistic, as git's update_index_if_able */
-}
-
-/* Is `oid` what the untracked cache records for this exclude file? */
-static int exclude_file_ok(const struct fgit_oid *oid, const char *path)
-{
-	struct fgit_buf b = FGIT_BUF_INIT;
-	int ok;
-	if (!path || fgit_buf_read_file(&b, path) < 0)
-		ok = fgit_oid_is_zero(oid);	/* no file: a null id */
-	else
-		ok = fgit_untr_exclude_oid_matches(oid, b.ptr, b.len);
-	fgit_error_clear();
-	fgit_buf_release(&b);
-	return ok;
-}
-
-/*
- * git's validate_untracked_cache: the cache may be used for a plain
- * whole-tree `status -unormal` built with the same flags, on this machine
- * and work tree, with unchanged info/exclude and core.excludesFile.
- */
-static struct fgit_untr *usable_untracked_cache(struct st *s, struct fgit_index *idx,
-						const struct fgit_pathspec *ps)
-{
-	struct fgit_untr *u = NULL;
-	struct fgit_buf ident = FGIT_BUF_INIT, p = FGIT_BUF_INIT;
-	struct utsname un;
-	const char *v, *id;
-	int bv, ok = 0;
-
-	if (!fgit_index_has_untracked_cache(idx) || s->untracked_mode != FGIT_STATUS_UNTRACKED_NORMAL ||
-	    s->ignored_mode || ps)
-		return NULL;
-	if (!fgit_config_get_bool(&bv, s->cfg, "core.untrackedcache") && !bv)
-		goto out;
-	if (fgit_index_untracked_cache_parse(&u, idx))
-		goto out;
-	/* DIR_SHOW_OTHER_DIRECTORIES | DIR_HIDE_EMPTY_DIRECTORIES */
-	if (u->dir_flags != 6 || strcmp(u->per_dir, ".gitignore") || uname(&un))
-		goto out;
-	fgit_buf_addf(&ident, "Location %s, system %s", fgit_repo_work_tree(s->repo), un.sysname);
-	for (id = u->ident; id < u->ident + u->ident_len; id += strlen(id) + 1)
-		if (!strcmp(id, ident.ptr))
-			break;
-	if (id >= u->ident + u->ident_len)
-		goto out;
-	fgit_buf_addf(&p, "%s/info/exclude", fgit_repo_common_dir(s->repo));
-	if (!exclude_file_ok(&u->info_exclude_oid, p.ptr))
-		goto out;
-	fgit_buf_reset(&p);
-	if (fgit_config_get_string(&v, s->cfg, "core.excludesfile") == 0 && v) {
-		if (v[0] == '~' && v[1] == '/' && getenv("HOME"))
-			fgit_buf_addf(&p, "%s%s", getenv("HOME"), v + 1);
-		else
-			fgit_buf_adds(&p, v);
-	} else if (getenv("XDG_CONFIG_HOME") && *getenv("XDG_CONFIG_HOME")) {
-		fgit_buf_addf(&p, "%s/git/ignore", getenv("XDG_CONFIG_HOME"));
-	} else if (getenv("HOME")) {
-		fgit_buf_addf(&p, "%s/.config/git/ignore", getenv("HOME"));
-	}
-	if (!exclude_file_ok(&u->excludes_file_oid, p.len ? p.ptr : NULL))
-		goto out;
-	ok = 1;
-out:
-	fgit_error_clear();
-	fgit_buf_release(&ident);
-	fgit_buf_release(&p);
-	if (!ok) {
-		fgit_untr_free(u);
-		u = NULL;
-	}
-	return u;
 }
 
 /* A submodule's own status, as git asks `git status --porcelain=2` there. */
@@ -1473,12 +1396,13 @@ CLI_CMD(status)
 	}
 	so.submodule_cb = sub_cb;
 	so.submodule_payload = "";
-	uc = usable_untracked_cache(&s, idx, ps);
+	/* git's validate_untracked_cache: a plain whole-tree status -unormal */
+	uc = s.untracked_mode == FGIT_STATUS_UNTRACKED_NORMAL && !s.ignored_mode && !ps ?
+		cli_untr_for_status(s.repo, idx, 6) : NULL;
 	so.untracked_cache = uc;
 	if (fgit_status_collect(&s.s, &so))
 		die_last();
-	fgit_untr_free(uc);	/* it points into the index's bytes */
-	uc = NULL;
+	cli_untr_after_walk(s.repo, idx, uc);
 	write_index_back(&s, idx, index_path);
 	if (s.s->rename_limit_needed) {
 		/* git's diff_warn_rename_limit */

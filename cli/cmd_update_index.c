@@ -7,7 +7,8 @@
  * Built: paths, --add, --remove, --force-remove, --replace, --cacheinfo
  * (both forms), --chmod, --[no-]assume-unchanged, --[no-]skip-worktree,
  * --refresh, --really-refresh, -q, --unmerged, --ignore-missing,
- * --index-version, --verbose, --info-only, --stdin, --index-info, -z.
+ * --index-version, --verbose, --info-only, --stdin, --index-info, -z,
+ * --[no-|force-]untracked-cache.
  * Others exit 129.
  * File contents go through the to-git conversion (clean filter, eol,
  * ident) of their path, core.safecrlf checked when they are written.
@@ -20,6 +21,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "cli.h"
+#include "untr_setup.h"
 #include "convert_setup.h"
 #include "wt_setup.h"
 #include "fgit/buf.h"
@@ -439,7 +441,7 @@ CLI_CMD(update_index)
 {
 	struct ui u;
 	char *index_path;
-	int i, end_opts = 0, version = 0;
+	int i, end_opts = 0, version = 0, untracked = 0;
 
 	memset(&u, 0, sizeof(u));
 	u.repo = cli_repo();
@@ -545,12 +547,38 @@ CLI_CMD(update_index)
 			} else {
 				index_info(&u);
 			}
+		} else if (!strcmp(a, "--untracked-cache") || !strcmp(a, "--force-untracked-cache")) {
+			untracked = 1;
+		} else if (!strcmp(a, "--no-untracked-cache")) {
+			untracked = -1;
 		} else if (!strcmp(a, "-h")) {
 			usage_ui();
 		} else {
 			die_unimplemented("update-index", a);
 		}
 	}
+	if (untracked) {
+		/* git tests and warns against the configuration, then obeys */
+		enum cli_untr_setting set = cli_untr_setting(u.repo);
+		if (untracked > 0) {
+			if (set == CLI_UNTR_REMOVE)
+				warning("core.untrackedCache is set to false; remove or change it, "
+					"if you really want to enable the untracked cache");
+			cli_untr_add(u.repo, u.idx);
+			if (u.verbose)
+				printf("Untracked cache enabled for '%s'\n", u.top ? u.top : "(null)");
+		} else {
+			if (set == CLI_UNTR_WRITE)
+				warning("core.untrackedCache is set to true; remove or change it, "
+					"if you really want to disable the untracked cache");
+			fgit_index_untracked_cache_drop(u.idx);
+			if (u.verbose)
+				printf("Untracked cache disabled\n");
+		}
+		u.changed = 1;
+	}
+	if (fgit_index_is_changed(u.idx))
+		u.changed = 1;	/* e.g. core.untrackedCache applied on load */
 	if (u.changed) {
 		struct fgit_index_write_opts wo = FGIT_INDEX_WRITE_OPTS_INIT;
 		cli_index_write_options(&wo, u.repo, u.idx);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include "cli.h"
 #include "wt_setup.h"
+#include "untr_setup.h"
 #include "attr_setup.h"
 #include "fgit/convert.h"
 #include "fgit/hash.h"
@@ -44,6 +45,7 @@ struct fgit_index *cli_index_load(struct fgit_repo *repo, const char *path)
 		}
 		die_last();
 	}
+	cli_untr_tweak(repo, idx);
 	return idx;
 }
 
@@ -95,27 +97,33 @@ void cli_add_relative(struct fgit_buf *b, const char *path, const char *prefix)
 	fgit_relative_path(b, path, prefix ? prefix : "");
 }
 
-int cli_add_standard_excludes(struct fgit_ignore *ig, struct fgit_repo *repo)
+void cli_excludes_file_path(struct fgit_buf *b, struct fgit_repo *repo)
 {
 	const char *v = NULL;
-	struct fgit_buf b = FGIT_BUF_INIT;
-	int r;
 
 	if (fgit_config_get_string(&v, fgit_repo_config(repo), "core.excludesfile") == 0 && v) {
 		if (v[0] == '~' && v[1] == '/' && getenv("HOME")) {
-			fgit_buf_adds(&b, getenv("HOME"));
-			fgit_buf_adds(&b, v + 1);
+			fgit_buf_adds(b, getenv("HOME"));
+			fgit_buf_adds(b, v + 1);
 		} else {
-			fgit_buf_adds(&b, v);
+			fgit_buf_adds(b, v);
 		}
 	} else {
 		const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
 		if (xdg && *xdg)
-			fgit_buf_addf(&b, "%s/git/ignore", xdg);
+			fgit_buf_addf(b, "%s/git/ignore", xdg);
 		else if (home)
-			fgit_buf_addf(&b, "%s/.config/git/ignore", home);
+			fgit_buf_addf(b, "%s/.config/git/ignore", home);
 	}
 	fgit_error_clear();
+}
+
+int cli_add_standard_excludes(struct fgit_ignore *ig, struct fgit_repo *repo)
+{
+	struct fgit_buf b = FGIT_BUF_INIT;
+	int r;
+
+	cli_excludes_file_path(&b, repo);
 	if (b.len && access(b.ptr, R_OK) == 0 &&
 	    (r = fgit_ignore_add_file(ig, b.ptr, b.ptr)) < 0)
 		goto out;

@@ -35,6 +35,8 @@ struct fgit_lockfile;
  * file" on failure. */
 void cli_index_commit_locked(struct fgit_repo *repo, struct fgit_index *idx,
 			     struct fgit_lockfile *lk);
+/* core.excludesFile, or its XDG default (appended; empty when unset). */
+void cli_excludes_file_path(struct fgit_buf *out, struct fgit_repo *repo);
 /* core.quotePath (default true). */
 int cli_quote_path(struct fgit_repo *repo);
 /* git's quote_c_style: quoted only when needed. */

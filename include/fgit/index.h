@@ -31,6 +31,7 @@
 #include <stdint.h>
 #include "common.h"
 #include "oid.h"
+struct fgit_buf;
 
 struct fgit_index;
 
@@ -344,41 +345,75 @@ void fgit_index_reuc_clear(struct fgit_index *idx);
 
 /* ---- other extensions ---- */
 
-/* Is an untracked cache (UNTR) kept, to be written back? */
-int fgit_index_has_untracked_cache(const struct fgit_index *idx);
-/* Its raw bytes (borrowed), or NULL. */
-const unsigned char *fgit_index_untracked_cache(const struct fgit_index *idx, size_t *len);
-void fgit_index_untracked_cache_drop(struct fgit_index *idx);
 /*
- * The untracked cache, parsed (read-only view; strings point into the
- * index's UNTR bytes, so it must not outlive the index or its next change).
- * Directories are in the file's depth-first order; dirs[0] is the top.
+ * The untracked cache (UNTR), git's record of what each directory held
+ * when it was last read: its stat data, the id of its per-directory ignore
+ * file and the untracked names found in it.  The index owns it (parsed on
+ * load, written back on fgit_index_write); status reads and refreshes it
+ * through lib/worktree's walk.  Index changes invalidate the directories of
+ * the paths they touch, as git's add_index_entry/remove_index_entry do.
+ * Not thread-safe: one walk at a time.
  */
 struct fgit_untr_dir {
-	const char *name;		/* "" for the top, else one component */
-	size_t nr_untracked, untracked_first;	/* names[first..first+nr) */
-	size_t nr_dirs;			/* subdirectories ... */
-	size_t first_child, last_child, next_sibling;	/* ... as links; (size_t)-1 ends */
-	unsigned valid : 1, check_only : 1, has_oid : 1;
+	char *name;			/* "" for the top, else one component */
+	char **untracked;		/* names found, in readdir order; dirs end in '/' */
+	size_t nr_untracked, alloc_untracked;
+	struct fgit_untr_dir **dirs;	/* sorted by name (strcmp) */
+	size_t nr_dirs, alloc_dirs;
+	unsigned valid : 1, check_only : 1, recurse : 1;
 	uint32_t stat[9];		/* ctime s/ns, mtime s/ns, dev, ino, uid, gid, size */
-	struct fgit_oid exclude_oid;	/* of its per-directory ignore file */
+	struct fgit_oid exclude_oid;	/* of its per-directory ignore file; zero: none */
 };
 struct fgit_untr {
-	const char *ident;		/* NUL-terminated strings, ident_len bytes */
+	char *ident;			/* NUL-terminated strings, ident_len bytes */
 	size_t ident_len;
 	uint32_t info_exclude_stat[9], excludes_file_stat[9];
 	uint32_t dir_flags;		/* git's dir_struct flags it was built with */
-	struct fgit_oid info_exclude_oid, excludes_file_oid;	/* null: no file */
-	const char *per_dir;		/* ".gitignore" */
-	struct fgit_untr_dir *dirs;
-	size_t nr_dirs;
-	const char **names;		/* untracked names; directories end in '/' */
+	struct fgit_oid info_exclude_oid, excludes_file_oid;	/* zero: no file */
+	char *per_dir;			/* ".gitignore" */
+	struct fgit_untr_dir *root;	/* NULL: created, never filled */
+	int algo;
+	/* what the last walk did (git's counters): any of them means the
+	 * index should be written back */
+	unsigned dir_opened, dir_invalidated, gitignore_invalidated, dir_created;
 };
+
+/* The index's untracked cache (borrowed, mutable), or NULL. */
+struct fgit_untr *fgit_index_untracked_cache(const struct fgit_index *idx);
+static inline int fgit_index_has_untracked_cache(const struct fgit_index *idx)
+{
+	return fgit_index_untracked_cache(idx) != NULL;
+}
+/* Drop it (core.untrackedCache=false, update-index --no-untracked-cache). */
+void fgit_index_untracked_cache_drop(struct fgit_index *idx);
 /*
- * Parse the index's UNTR extension.  FGIT_ENOTFOUND when there is none or
- * it is malformed (git ignores such a cache); FGIT_ENOMEM.
+ * Give the index a new, empty cache (git's new_untracked_cache): `ident`
+ * is the first identity string ("Location <worktree>, system <sysname>"),
+ * `dir_flags` git's flags (6: DIR_SHOW_OTHER_DIRECTORIES |
+ * DIR_HIDE_EMPTY_DIRECTORIES).  Replaces any cache.  0 or FGIT_ENOMEM.
  */
-int fgit_index_untracked_cache_parse(struct fgit_untr **out, const struct fgit_index *idx);
+int fgit_index_untracked_cache_create(struct fgit_index *idx, const char *ident, uint32_t dir_flags);
+/* Give a cache without directories its top node; 0 or FGIT_ENOMEM. */
+int fgit_untr_create_root(struct fgit_untr *uc);
+/* Serialise the cache as git writes UNTR (appended to out). */
+int fgit_untr_write(struct fgit_buf *out, const struct fgit_untr *uc);
+/* Does the first identity string equal `ident`? */
+int fgit_untr_ident_matches(const struct fgit_untr *uc, const char *ident);
+
+/* The child `name` (len bytes, a trailing '/' ignored) of d, created
+ * (invalid, not recursed) when missing; NULL on allocation failure. */
+struct fgit_untr_dir *fgit_untr_lookup(struct fgit_untr *uc, struct fgit_untr_dir *d,
+				       const char *name, size_t len);
+/* Forget what d held (git's invalidate_directory): its children are no
+ * longer written unless walked again. */
+void fgit_untr_invalidate_dir(struct fgit_untr *uc, struct fgit_untr_dir *d);
+/* d and everything below it are invalid (an ignore file changed). */
+void fgit_untr_invalidate_gitignore(struct fgit_untr *uc, struct fgit_untr_dir *d);
+/* A tracked path appeared or went: invalidate its directory (and, with
+ * DIR_SHOW_OTHER_DIRECTORIES, the directories above it). */
+void fgit_untr_invalidate_path(struct fgit_untr *uc, const char *path, size_t len);
+/* Record an untracked name (a directory with its trailing '/'); 0 or -1. */
+int fgit_untr_add_untracked(struct fgit_untr_dir *d, const char *name, size_t len);
 void fgit_untr_free(struct fgit_untr *u);
 
 /*

@@ -62,7 +62,7 @@ struct fgit_status_options {
 	void *submodule_payload;
 	/* The index's untracked cache, checked by the caller (see
 	 * fgit_dirwalk_options.untracked_cache); NULL: walk everything. */
-	const struct fgit_untr *untracked_cache;
+	struct fgit_untr *untracked_cache;
 };
 #define FGIT_STATUS_OPTIONS_VERSION 1
 #define FGIT_STATUS_OPTIONS_INIT { FGIT_STATUS_OPTIONS_VERSION, NULL, NULL, NULL, NULL, \

@@ -67,13 +67,14 @@ struct fgit_dirwalk_options {
 	 * The index's untracked cache, already checked by the caller against
 	 * this run (ident, flags, exclude files: see git's
 	 * validate_untracked_cache); NULL: none.  Used only for a whole-tree
-	 * DIRECTORY|NO_EMPTY_DIRECTORY walk without SHOW_IGNORED or pathspec:
-	 * a directory whose stat data and per-directory ignore file still
-	 * match is not read, its cached untracked names are reported instead
-	 * (then in the cache's order, not sorted: sort the results).  Any
-	 * other directory is walked as without a cache.
+	 * DIRECTORY|NO_EMPTY_DIRECTORY walk without SHOW_IGNORED or pathspec,
+	 * as git's read_directory uses it: a directory whose stat data and
+	 * per-directory ignore file still match is not read, its cached
+	 * untracked names are reported instead; any other directory is read
+	 * and its node refreshed (the cache's counters say what changed).
+	 * Paths then come unsorted and perhaps twice: sort the results.
 	 */
-	const struct fgit_untr *untracked_cache;
+	struct fgit_untr *untracked_cache;
 };
 #define FGIT_DIRWALK_OPTIONS_VERSION 1
 #define FGIT_DIRWALK_OPTIONS_INIT { FGIT_DIRWALK_OPTIONS_VERSION, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL }
@@ -145,6 +146,15 @@ int fgit_worktree_entry_changed(const struct fgit_index *idx,
  * with a newline appended (an empty file: the empty blob); either is taken.
  */
 int fgit_untr_exclude_oid_matches(const struct fgit_oid *oid, const char *buf, size_t len);
+/*
+ * The id git records for an ignore file (fspath on disk, `path` in the
+ * index or NULL): the index's id when it is tracked and its content
+ * matches, the empty blob for an empty file, otherwise the content with a
+ * newline appended hashed as a blob; a null id when there is no file.
+ * 0 or a negative error.
+ */
+int fgit_untr_exclude_oid(struct fgit_oid *out, const char *fspath, const char *path,
+			  const struct fgit_index *idx, int algo);
 
 /* Only the stat comparison (git's ce_match_stat_basic): a changed mask. */
 int fgit_worktree_stat_differs(const struct fgit_index_entry *e, const struct stat *st,

@@ -144,9 +144,8 @@ void fgit_index_clear(struct fgit_index *idx)
 	ct_free(idx->tree);
 	idx->tree = NULL;
 	reuc_release(&idx->reuc);
-	free(idx->untr);
+	fgit_untr_free(idx->untr);
 	idx->untr = NULL;
-	idx->untr_len = 0;
 }
 
 void fgit_index_free(struct fgit_index *idx)
@@ -271,12 +270,13 @@ int fgit_index_find_any_stage(size_t *out, const struct fgit_index *idx,
 	return e->path_len == len && !memcmp(e->path, path, len);
 }
 
-static void untr_drop(struct fgit_index *idx)
+/* An entry came or went: the index changed, and the untracked cache
+ * forgets the path's directory (git's untracked_cache_{add_to,remove_from}_index). */
+static void untr_invalidate(struct fgit_index *idx, const char *path, size_t len)
 {
 	idx->changed = 1;
-	free(idx->untr);
-	idx->untr = NULL;
-	idx->untr_len = 0;
+	if (idx->untr)
+		fgit_untr_invalidate_path(idx->untr, path, len);
 }
 
 static int grow_entries(struct fgit_index *idx, size_t want)
@@ -420,7 +420,7 @@ int fgit_index_add_ex(struct fgit_index *idx, struct fgit_index_entry *e, unsign
 		idx->heap_entries++;
 	if (idx->tree)
 		ct_invalidate(idx->tree, e->path);
-	untr_drop(idx);
+	untr_invalidate(idx, e->path, e->path_len);
 
 	if (!fgit_index_find(&pos, idx, e->path, e->path_len, e->stage)) {
 		index_entry_release(idx->entries[pos]);
@@ -470,7 +470,7 @@ int fgit_index_append(struct fgit_index *idx, struct fgit_index_entry *e)
 			idx->unsorted = 1;
 	}
 	idx->entries[idx->nr++] = e;
-	untr_drop(idx);
+	untr_invalidate(idx, e->path, e->path_len);
 	return 0;
 }
 
@@ -525,7 +525,7 @@ int fgit_index_remove_at(struct fgit_index *idx, size_t pos)
 		return fgit_error_set(FGIT_ENOTFOUND, "no index entry at %zu", pos);
 	if (idx->tree)
 		ct_invalidate(idx->tree, idx->entries[pos]->path);
-	untr_drop(idx);
+	untr_invalidate(idx, idx->entries[pos]->path, idx->entries[pos]->path_len);
 	return remove_at(idx, pos);
 }
 
@@ -600,21 +600,32 @@ void fgit_index_reuc_clear(struct fgit_index *idx)
 	reuc_release(&idx->reuc);
 }
 
-int fgit_index_has_untracked_cache(const struct fgit_index *idx)
+struct fgit_untr *fgit_index_untracked_cache(const struct fgit_index *idx)
 {
-	return idx->untr != NULL;
-}
-
-const unsigned char *fgit_index_untracked_cache(const struct fgit_index *idx, size_t *len)
-{
-	*len = idx->untr_len;
 	return idx->untr;
 }
 
 void fgit_index_untracked_cache_drop(struct fgit_index *idx)
 {
-	untr_drop(idx);
+	if (!idx->untr)
+		return;
+	idx->changed = 1;
+	fgit_untr_free(idx->untr);
+	idx->untr = NULL;
 }
+
+int fgit_index_untracked_cache_create(struct fgit_index *idx, const char *ident, uint32_t dir_flags)
+{
+	struct fgit_untr *u;
+	int r = untr_new(&u, ident, dir_flags, idx->algo);
+	if (r)
+		return r;
+	fgit_untr_free(idx->untr);
+	idx->untr = u;
+	idx->changed = 1;
+	return 0;
+}
+
 
 const char *fgit_index_ignored_extension(const struct fgit_index *idx, size_t i)
 {

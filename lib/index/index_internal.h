@@ -59,8 +59,7 @@ struct fgit_index {
 
 	struct ct_node *tree;		/* NULL: no cache tree */
 	struct reuc_list reuc;
-	unsigned char *untr;		/* raw UNTR payload, NULL if none */
-	size_t untr_len;
+	struct fgit_untr *untr;		/* untracked cache, NULL if none */
 	int was_split;
 	unsigned int load_threads;
 	int unsorted;			/* fgit_index_append() since the last sort */
@@ -88,6 +87,9 @@ void reuc_release(struct reuc_list *l);
 
 /* lib/index/untr.c: would git accept this UNTR payload? */
 int untr_valid(const unsigned char *data, size_t sz, int algo);
+/* Parse a valid payload (FGIT_ENOTFOUND when git would drop it). */
+int untr_parse(struct fgit_untr **out, const unsigned char *data, size_t sz, int algo);
+int untr_new(struct fgit_untr **out, const char *ident, uint32_t dir_flags, int algo);
 
 /* lib/index/index.c */
 int index_entry_cmp(const char *p1, size_t l1, unsigned s1,

@@ -709,16 +709,13 @@ static int read_extensions(struct fgit_index *idx, struct link_ext *link,
 		} else if (!memcmp(sig, "UNTR", 4)) {
 			if (sz > c->limit - off)
 				return corrupt();
-			free(idx->untr);
+			fgit_untr_free(idx->untr);
 			idx->untr = NULL;
-			idx->untr_len = 0;
-			if (!untr_valid(data, sz, c->algo))
+			ret = untr_parse(&idx->untr, data, sz, c->algo);
+			if (ret == FGIT_ENOTFOUND)
 				goto next;	/* dropped, as git drops it */
-			idx->untr = malloc(sz ? sz : 1);
-			if (!idx->untr)
-				return fgit_error_set(FGIT_ENOMEM, "out of memory");
-			memcpy(idx->untr, data, sz);
-			idx->untr_len = sz;
+			if (ret < 0)
+				return ret;
 		} else if (!memcmp(sig, "link", 4)) {
 			if (sz > c->limit - off)
 				return corrupt();

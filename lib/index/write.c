@@ -289,8 +289,10 @@ static int serialize(unsigned char **out, size_t *outlen, struct fgit_index *idx
 			goto out;
 	}
 	if (idx->untr) {
-		if ((ret = ext_header(&b, eoie, "UNTR", idx->untr_len)) < 0 ||
-		    (ret = fgit_buf_add(&b, idx->untr, idx->untr_len)) < 0)
+		fgit_buf_reset(&ext);
+		if ((ret = fgit_untr_write(&ext, idx->untr)) < 0 ||
+		    (ret = ext_header(&b, eoie, "UNTR", ext.len)) < 0 ||
+		    (ret = fgit_buf_add(&b, ext.ptr, ext.len)) < 0)
 			goto out;
 	}
 no_extensions:

@@ -48,6 +48,7 @@ struct dirlist {
 	size_t n;
 	struct fgit_buf names;
 	int has_per_dir;	/* holds the per-directory ignore file */
+	int opened;		/* opendir() worked */
 };
 
 /* What a directory holds, for the --directory decisions. */
@@ -85,8 +86,9 @@ static void dirlist_release(struct dirlist *d)
 
 #define DNAME(d, i) ((d)->names.ptr + (d)->v[i].off)
 
-/* Read directory `rel` ("" or "a/b/"): sorted entries without . .. .git. */
-static int read_dir(struct dirlist *out, struct walk *w, const char *rel)
+/* Read directory `rel` ("" or "a/b/"): entries without . .. .git, sorted or
+ * in readdir order. */
+static int read_dir_order(struct dirlist *out, struct walk *w, const char *rel, int sorted)
 {
 	DIR *dir;
 	struct dirent *de;
@@ -99,6 +101,7 @@ static int read_dir(struct dirlist *out, struct walk *w, const char *rel)
 	dir = opendir(w->fs.len ? w->fs.ptr : ".");
 	if (!dir)
 		return 0;	/* git skips unreadable directories */
+	out->opened = 1;
 	while ((de = readdir(dir))) {
 		const char *name = de->d_name;
 		size_t len;
@@ -137,13 +140,18 @@ static int read_dir(struct dirlist *out, struct walk *w, const char *rel)
 		out->n++;
 	}
 	closedir(dir);
-	if (out->n > 1)
+	if (sorted && out->n > 1)
 		qsort_r(out->v, out->n, sizeof(*out->v), dent_cmp, out->names.ptr);
 	return 0;
 nomem:
 	closedir(dir);
 	dirlist_release(out);
 	return fgit_error_set(FGIT_ENOMEM, "out of memory");
+}
+
+static int read_dir(struct dirlist *out, struct walk *w, const char *rel)
+{
+	return read_dir_order(out, w, rel, 1);
 }
 
 /*
@@ -424,110 +432,306 @@ int fgit_untr_exclude_oid_matches(const struct fgit_oid *oid, const char *buf, s
 	return r;
 }
 
-/* git's valid_cached_dir: same stat data, not racy, same ignore file. */
-static int cached_dir_ok(struct walk *w, const struct fgit_untr_dir *n, const char *dir, size_t len,
-			 int check_only, int *has_file)
+int fgit_untr_exclude_oid(struct fgit_oid *out, const char *fspath, const char *path,
+			  const struct fgit_index *idx, int algo)
 {
-	struct stat st;
 	struct fgit_buf b = FGIT_BUF_INIT;
-	uint32_t isec, insec;
-	int ok = 0;
+	const struct fgit_index_entry *e;
+	int r = 0;
 
-	if (!n->valid || n->check_only != !!check_only)
-		return 0;
-	fgit_buf_setlen(&w->fs, w->fs_base);
-	fgit_buf_add(&w->fs, dir, len);
-	if (lstat(w->fs.len ? w->fs.ptr : ".", &st))
-		return 0;
-	fgit_index_file_mtime(w->o->index, &isec, &insec);
-	if (n->stat[2] != (uint32_t)st.st_mtime || n->stat[0] != (uint32_t)st.st_ctime ||
-	    n->stat[5] != (uint32_t)st.st_ino || n->stat[6] != (uint32_t)st.st_uid ||
-	    n->stat[7] != (uint32_t)st.st_gid || n->stat[8] != (uint32_t)st.st_size ||
-	    (isec && isec <= n->stat[2]))
-		return 0;
-	/* the per-directory ignore file, by content */
-	fgit_buf_setlen(&w->fs, w->fs_base);
-	fgit_buf_add(&w->fs, dir, len);
-	fgit_buf_adds(&w->fs, w->per_dir ? w->per_dir : ".gitignore");
-	*has_file = 0;
-	if (fgit_buf_read_file(&b, w->fs.ptr) < 0) {
+	fgit_oid_zero(out, algo);
+	if (fgit_buf_read_file(&b, fspath) < 0) {
 		fgit_error_clear();
-		ok = !n->has_oid;
-	} else {
-		*has_file = 1;
-		ok = n->has_oid && fgit_untr_exclude_oid_matches(&n->exclude_oid, b.ptr, b.len);
+		goto out;	/* no file: a null id */
 	}
+	if ((r = fgit_hash_object(out, algo, FGIT_OBJ_BLOB, b.ptr, b.len)) < 0 || !b.len)
+		goto out;
+	/* a tracked, clean file: its index id; otherwise content + "\n" */
+	e = path && idx ? fgit_index_lookup(idx, path, 0) : NULL;
+	if (e && fgit_oid_equal(&e->oid, out))
+		goto out;
+	if ((r = fgit_buf_addch(&b, '\n')) < 0 ||
+	    (r = fgit_hash_object(out, algo, FGIT_OBJ_BLOB, b.ptr, b.len)) < 0)
+		goto out;
+out:
 	fgit_buf_release(&b);
-	return ok;
-}
-
-static const struct fgit_untr_dir *uc_child(const struct fgit_untr *uc, const struct fgit_untr_dir *n,
-					    size_t i)
-{
-	return i == (size_t)-1 ? NULL : &uc->dirs[i];
-}
-
-/*
- * Directory `path` ("" or "a/b/", holding index entries [lo, hi)) with
- * cache node n.  A directory that is no longer valid is walked afresh,
- * subdirectories included.
- */
-static int walk_cached(struct walk *w, struct fgit_buf *path, const struct fgit_untr_dir *n,
-		       size_t lo, size_t hi, int do_push)
-{
-	const struct fgit_dirwalk_options *o = w->o;
-	const struct fgit_untr *uc = o->untracked_cache;
-	const struct fgit_untr_dir *c;
-	size_t base = path->len, i;
-	enum content content = C_EMPTY;
-	int r = 0, has_file = 1;
-
-	if (!cached_dir_ok(w, n, path->ptr, base, 0, &has_file))
-		return walk_dir(w, path, 1, &content, lo, hi, do_push);
-	if (do_push && (r = push(w, path->ptr, base ? base - 1 : 0,
-				 has_file ? 0 : FGIT_IGNORE_PUSH_NO_FILE)))
-		return r;
-	for (i = 0; i < n->nr_untracked && !r; i++) {
-		const char *name = uc->names[n->untracked_first + i];
-		size_t len = strlen(name);
-		int is_dir = len && name[len - 1] == '/';
-		fgit_buf_setlen(path, base);
-		fgit_buf_add(path, name, len - is_dir);
-		r = o->cb(path->ptr, path->len, is_dir, o->payload);
-	}
-	for (c = uc_child(uc, n, n->first_child); c && !r; c = uc_child(uc, c, c->next_sibling)) {
-		size_t sub_lo, sub_hi;
-		fgit_buf_setlen(path, base);
-		fgit_buf_adds(path, c->name);
-		if (c->check_only) {
-			/* an untracked directory shown whole: its name is in
-			 * the parent's list; re-check it only when it changed */
-			enum content sub = C_EMPTY;
-			int hf;
-			/* NEEDSWORK: git also re-checks its check-only subdirectories */
-			if (cached_dir_ok(w, c, path->ptr, path->len, 1, &hf))
-				continue;
-			fgit_buf_setlen(path, base);
-			fgit_buf_adds(path, c->name);
-			if ((r = scan(w, path, &sub)))
-				break;
-			if (sub == C_UNTRACKED)
-				r = o->cb(path->ptr, path->len, 1, o->payload);
-			continue;
-		}
-		fgit_buf_addch(path, '/');
-		fgit_index_find_any_stage(&sub_lo, o->index, path->ptr, path->len);
-		if (sub_lo < lo)
-			sub_lo = lo;
-		sub_hi = fgit_index_prefix_end(o->index, sub_lo, hi, path->ptr, path->len);
-		r = walk_cached(w, path, c, sub_lo, sub_hi, 1);
-	}
-	fgit_buf_setlen(path, base);
-	if (do_push)
-		pop(w);
 	return r;
 }
 
+/*
+ * The walk with the untracked cache follows git's read_directory_recursive
+ * for status -unormal (DIR_SHOW_OTHER_DIRECTORIES|DIR_HIDE_EMPTY_DIRECTORIES):
+ * entries in readdir order, a wholly untracked directory only checked
+ * ("check only": stop at its first untracked path), and each directory's
+ * node filled as git fills it, so the cache written afterwards is the one
+ * git would write.  Paths are reported unsorted and perhaps twice; the
+ * caller sorts.
+ */
+enum uc_state { U_NONE, U_RECURSE, U_EXCLUDED, U_UNTRACKED };
+
+struct uc_walk {
+	struct walk *w;
+	struct fgit_untr *uc;
+	uint32_t isec;		/* the index file's mtime: racy directories */
+};
+
+static void fill_stat(uint32_t out[9], const struct stat *st)
+{
+	out[0] = (uint32_t)st->st_ctim.tv_sec;
+	out[1] = (uint32_t)st->st_ctim.tv_nsec;
+	out[2] = (uint32_t)st->st_mtim.tv_sec;
+	out[3] = (uint32_t)st->st_mtim.tv_nsec;
+	out[4] = (uint32_t)st->st_dev;
+	out[5] = (uint32_t)st->st_ino;
+	out[6] = (uint32_t)st->st_uid;
+	out[7] = (uint32_t)st->st_gid;
+	out[8] = (uint32_t)st->st_size;
+}
+
+/* git's prep_exclude check: the node's ignore file still the same? */
+static int uc_check_gitignore(struct uc_walk *u, struct fgit_untr_dir *n, const char *dir,
+			      size_t len)
+{
+	struct walk *w = u->w;
+	struct fgit_buf rel = FGIT_BUF_INIT;
+	struct fgit_oid oid;
+	int r;
+
+	fgit_buf_add(&rel, dir, len);
+	fgit_buf_adds(&rel, w->per_dir ? w->per_dir : ".gitignore");
+	fgit_buf_setlen(&w->fs, w->fs_base);
+	fgit_buf_add(&w->fs, rel.ptr, rel.len);
+	r = fgit_untr_exclude_oid(&oid, w->fs.ptr, rel.ptr, w->o->index, u->uc->algo);
+	fgit_buf_release(&rel);
+	if (r < 0)
+		return r;
+	if (!fgit_oid_equal(&oid, &n->exclude_oid)) {
+		fgit_untr_invalidate_gitignore(u->uc, n);
+		n->exclude_oid = oid;
+	}
+	return 0;
+}
+
+/* git's valid_cached_dir: may the node stand for the directory? */
+static int uc_valid(struct uc_walk *u, struct fgit_untr_dir *n, const char *dir, size_t len,
+		    int check_only, int *skip_file)
+{
+	struct walk *w = u->w;
+	struct stat st;
+	uint32_t *s = n->stat;
+
+	*skip_file = 0;
+	fgit_buf_setlen(&w->fs, w->fs_base);
+	fgit_buf_add(&w->fs, dir, len);
+	if (lstat(w->fs.len ? w->fs.ptr : ".", &st)) {
+		memset(n->stat, 0, sizeof(n->stat));
+		return 0;
+	}
+	if (!n->valid || (u->isec && u->isec <= s[2]) ||
+	    s[2] != (uint32_t)st.st_mtime || s[0] != (uint32_t)st.st_ctime ||
+	    s[5] != (uint32_t)st.st_ino || s[6] != (uint32_t)st.st_uid ||
+	    s[7] != (uint32_t)st.st_gid || s[8] != (uint32_t)st.st_size) {
+		fill_stat(n->stat, &st);
+		return 0;
+	}
+	if (n->check_only != !!check_only)
+		return 0;
+	/* a valid directory that had no ignore file is not asked again */
+	if (fgit_oid_is_zero(&n->exclude_oid)) {
+		*skip_file = 1;
+		return 1;
+	}
+	if (uc_check_gitignore(u, n, dir, len) < 0)
+		return 0;
+	return n->valid;
+}
+
+static int uc_report(struct walk *w, struct fgit_buf *path, int is_dir)
+{
+	return w->o->cb(path->ptr, path->len - !!is_dir, is_dir, w->o->payload);
+}
+
+static int uc_read(struct uc_walk *u, struct fgit_buf *path, struct fgit_untr_dir *n,
+		   int check_only, enum uc_state *out);
+
+/* A directory entry (path ends in '/') found by readdir: git's treat_path. */
+static int uc_entry(struct uc_walk *u, struct fgit_buf *path, size_t base, struct fgit_untr_dir *n,
+		    int is_dir, int check_only, enum uc_state *state, enum uc_state *sub)
+{
+	struct walk *w = u->w;
+	const struct fgit_index *idx = w->o->index;
+	size_t pos, len = path->len;
+	struct fgit_untr_dir *c;
+	int r;
+
+	*state = *sub = U_NONE;
+	if (!is_dir) {
+		if (fgit_index_find_any_stage(&pos, idx, path->ptr, len))
+			return 0;	/* tracked */
+		*state = ignored(w, path->ptr, len, 0) ? U_EXCLUDED : U_UNTRACKED;
+		return 0;
+	}
+	if (ignored(w, path->ptr, len, 1)) {
+		*state = U_EXCLUDED;
+		return 0;
+	}
+	/* git's directory_exists_in_index */
+	fgit_index_find_any_stage(&pos, idx, path->ptr, len);
+	for (; pos < fgit_index_entrycount(idx); pos++) {
+		const struct fgit_index_entry *e = fgit_index_get(idx, pos);
+		unsigned char end;
+		if (e->path_len < len || memcmp(e->path, path->ptr, len))
+			break;
+		end = (unsigned char)e->path[len];
+		if (end > '/')
+			break;
+		if (end == '/') {
+			*state = U_RECURSE;
+			break;
+		}
+		if (!end && (e->mode & 0170000) == 0160000)
+			return 0;
+	}
+	fgit_buf_addch(path, '/');
+	if (*state == U_RECURSE) {
+		if (!(c = fgit_untr_lookup(u->uc, n, path->ptr + base, path->len - base)))
+			return fgit_error_set(FGIT_ENOMEM, "out of memory");
+		return uc_read(u, path, c, check_only, sub);
+	}
+	if (nested_repo(w, path->ptr, len)) {
+		*state = U_UNTRACKED;
+		return 0;
+	}
+	if (!(c = fgit_untr_lookup(u->uc, n, path->ptr + base, path->len - base)))
+		return fgit_error_set(FGIT_ENOMEM, "out of memory");
+	r = uc_read(u, path, c, 1, state);
+	if (*state == U_RECURSE)
+		*state = U_NONE;
+	return r;
+}
+
+/* Does any entry make git look at the directory's ignore rules? */
+static int uc_needs_rules(struct uc_walk *u, const struct dirlist *d, struct fgit_buf *path)
+{
+	size_t i, base = path->len, pos;
+	int r = 0;
+	for (i = 0; i < d->n && !r; i++) {
+		if (d->v[i].is_dir)
+			return 1;
+		fgit_buf_setlen(path, base);
+		fgit_buf_add(path, DNAME(d, i), d->v[i].len);
+		r = !fgit_index_find_any_stage(&pos, u->w->o->index, path->ptr, path->len);
+	}
+	fgit_buf_setlen(path, base);
+	return r;
+}
+
+static int uc_read(struct uc_walk *u, struct fgit_buf *path, struct fgit_untr_dir *n,
+		   int check_only, enum uc_state *out)
+{
+	struct walk *w = u->w;
+	size_t base = path->len, i;
+	enum uc_state dir_state = U_NONE, st, sub;
+	struct dirlist d;
+	int r = 0, skip_file, is_root = !base;
+
+	*out = U_NONE;
+	if (uc_valid(u, n, path->ptr, base, check_only, &skip_file)) {
+		/* replay: subdirectories first, then the names */
+		if (!is_root && (r = push(w, path->ptr, base - 1, skip_file ? FGIT_IGNORE_PUSH_NO_FILE : 0)))
+			return r;
+		for (i = 0; i < n->nr_dirs && !r; i++) {
+			struct fgit_untr_dir *c = n->dirs[i];
+			if (!c->recurse)
+				continue;
+			fgit_buf_setlen(path, base);
+			fgit_buf_adds(path, c->name);
+			fgit_buf_addch(path, '/');
+			if (c->check_only) {
+				r = uc_read(u, path, c, 1, &st);
+				sub = U_NONE;
+			} else {
+				st = U_RECURSE;
+				r = uc_read(u, path, c, check_only, &sub);
+			}
+			if (st > dir_state)
+				dir_state = st;
+			if (sub > dir_state)
+				dir_state = sub;
+			if (check_only) {
+				if (dir_state == U_UNTRACKED)
+					break;
+				continue;
+			}
+			if (st == U_UNTRACKED)
+				r = uc_report(w, path, 1);
+		}
+		for (i = 0; i < n->nr_untracked && !r && !(check_only && dir_state == U_UNTRACKED); i++) {
+			const char *name = n->untracked[i];
+			size_t len = strlen(name);
+			fgit_buf_setlen(path, base);
+			fgit_buf_add(path, name, len);
+			dir_state = U_UNTRACKED;
+			if (!check_only)
+				r = uc_report(w, path, len && name[len - 1] == '/');
+		}
+		goto close;
+	}
+	/* read afresh, in readdir order */
+	fgit_untr_invalidate_dir(u->uc, n);
+	u->uc->dir_opened++;
+	if ((r = read_dir_order(&d, w, path->ptr, 0)))
+		return r;
+	if (!d.opened) {
+		dirlist_release(&d);
+		fgit_buf_setlen(path, base);
+		return 0;	/* stays invalid, as git leaves it */
+	}
+	n->check_only = !!check_only;
+	if (uc_needs_rules(u, &d, path) && (r = uc_check_gitignore(u, n, path->ptr, base)) < 0)
+		goto out;
+	if (!is_root && (r = push(w, path->ptr, base - 1, d.has_per_dir ? 0 : FGIT_IGNORE_PUSH_NO_FILE)))
+		goto out;
+	for (i = 0; i < d.n && !r; i++) {
+		fgit_buf_setlen(path, base);
+		fgit_buf_add(path, DNAME(&d, i), d.v[i].len);
+		if ((r = uc_entry(u, path, base, n, d.v[i].is_dir, check_only, &st, &sub)))
+			break;
+		if (st > dir_state)
+			dir_state = st;
+		if (sub > dir_state)
+			dir_state = sub;
+		if (d.v[i].is_dir && path->ptr[path->len - 1] != '/')
+			fgit_buf_addch(path, '/');
+		if (check_only) {
+			if (dir_state == U_UNTRACKED) {
+				if (fgit_untr_add_untracked(n, path->ptr + base, path->len - base))
+					r = fgit_error_set(FGIT_ENOMEM, "out of memory");
+				break;
+			}
+			continue;
+		}
+		if (st == U_UNTRACKED) {
+			if (fgit_untr_add_untracked(n, path->ptr + base, path->len - base))
+				r = fgit_error_set(FGIT_ENOMEM, "out of memory");
+			else
+				r = uc_report(w, path, d.v[i].is_dir);
+		}
+	}
+	dirlist_release(&d);
+close:
+	n->valid = 1;
+	n->recurse = 1;
+	if (!is_root)
+		pop(w);
+	fgit_buf_setlen(path, base);
+	*out = dir_state;
+	return r;
+out:
+	dirlist_release(&d);
+	fgit_buf_setlen(path, base);
+	return r;
+}
 int fgit_dirwalk(const char *workdir, const struct fgit_dirwalk_options *o)
 {
 	struct walk w;
@@ -572,10 +776,17 @@ int fgit_dirwalk(const char *workdir, const struct fgit_dirwalk_options *o)
 		fgit_index_find_any_stage(&lo, o->index, path.ptr, path.len);
 		hi = fgit_index_prefix_end(o->index, lo, hi, path.ptr, path.len);
 	}
-	if (o->untracked_cache && o->untracked_cache->nr_dirs && o->index && !path.len &&
-	    !o->pathspec && o->flags == (FGIT_DIRWALK_DIRECTORY | FGIT_DIRWALK_NO_EMPTY_DIRECTORY))
-		r = walk_cached(&w, &path, &o->untracked_cache->dirs[0], lo, hi, 0);
-	else
+	if (o->untracked_cache && o->untracked_cache->root && o->index && !path.len &&
+	    !o->pathspec && o->flags == (FGIT_DIRWALK_DIRECTORY | FGIT_DIRWALK_NO_EMPTY_DIRECTORY)) {
+		struct uc_walk u;
+		enum uc_state st;
+		uint32_t insec;
+		u.w = &w;
+		u.uc = o->untracked_cache;
+		fgit_index_file_mtime(o->index, &u.isec, &insec);
+		u.uc->root->recurse = 1;
+		r = uc_read(&u, &path, u.uc->root, 0, &st);
+	} else
 		r = walk_dir(&w, &path, 1, &c, lo, hi, 0);
 out:
 	while (pushed--)

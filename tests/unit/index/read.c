@@ -300,7 +300,13 @@ TEST(index_read, untracked_cache)
 		 GIT " status >/dev/null && " GIT " status >/dev/null", dir) == 0);
 	CHECK(same_as_git(NULL, NULL, &idx));
 	CHECK(fgit_index_has_untracked_cache(idx));
-	CHECK(fgit_index_untracked_cache(idx, &len) && len > 0);
+	{
+		struct fgit_buf u = FGIT_BUF_INIT;
+		CHECK(fgit_untr_write(&u, fgit_index_untracked_cache(idx)) == 0 && u.len > 0);
+		len = u.len;
+		fgit_buf_release(&u);
+		CHECK(len > 0);
+	}
 	CHECK(roundtrip(idx, &wo, 1));
 	/* a malformed one is dropped */
 	{
@@ -332,14 +338,16 @@ TEST(index_read, untracked_cache)
 		fgit_buf_release(&f);
 		fgit_buf_release(&p);
 	}
-	/* adding an entry drops it; git rebuilds it, reads the same */
+	/* adding an entry invalidates the top directory and keeps the cache */
 	CHECK(fgit_index_entry_new(&e, "zz", 2) == 0);
 	*e = *fgit_index_get(idx, 0);
 	memcpy(e->path, "zz", 3);
 	e->path_len = 2;
 	e->internal = 0;
 	CHECK(fgit_index_add(idx, e) == 0);
-	CHECK(!fgit_index_has_untracked_cache(idx));
+	CHECK(fgit_index_has_untracked_cache(idx));
+	CHECK(!fgit_index_untracked_cache(idx)->root->valid);
+	CHECK(fgit_index_untracked_cache(idx)->root->nr_untracked == 0);
 	fgit_index_free(idx);
 }
 

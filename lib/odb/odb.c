@@ -486,6 +486,11 @@ int odb_freshen(struct fgit_odb *odb, const struct fgit_oid *oid)
 	return 0;
 }
 
+int fgit_odb_freshen(struct fgit_odb *odb, const struct fgit_oid *oid)
+{
+	return odb_freshen(odb, oid);
+}
+
 /* loose_only: a copy in a pack does not count (repack -A). */
 static int write_buf(struct fgit_oid *out, struct fgit_odb *odb, enum fgit_object_type type,
 		     const void *data, size_t len, int loose_only)

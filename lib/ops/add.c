@@ -47,7 +47,8 @@ enum result {
 struct job {
 	const char *path;
 	int tracked;
-	struct fgit_index_entry old;	/* header only: path is not copied */
+	/* the index's entry: the index does not change while jobs run */
+	const struct fgit_index_entry *old;
 	/* results */
 	enum result res;
 	struct fgit_index_entry *e;
@@ -111,9 +112,9 @@ static int index_has_cr(const char *path, void *payload)
 	size_t size;
 	int has;
 
-	if (!hc->j->tracked || hc->j->old.stage || !hc->rn->o->odb)
+	if (!hc->j->tracked || hc->j->old->stage || !hc->rn->o->odb)
 		return 0;
-	if (fgit_odb_read(&buf, &size, &type, hc->rn->o->odb, &hc->j->old.oid) < 0) {
+	if (fgit_odb_read(&buf, &size, &type, hc->rn->o->odb, &hc->j->old->oid) < 0) {
 		fgit_error_clear();
 		return 0;
 	}
@@ -223,22 +224,22 @@ static void do_job(struct run *rn, struct job *j, int worker)
 		fail(j, "unable to stat '%s': %s", j->path, strerror(errno));
 		return;
 	}
-	if (j->tracked && !j->old.stage &&
-	    !(j->old.flags & FGIT_INDEX_INTENT_TO_ADD)) {
+	if (j->tracked && !j->old->stage &&
+	    !(j->old->flags & FGIT_INDEX_INTENT_TO_ADD)) {
 		struct fgit_wt_stat_options so = o->stat;
 		so.stat_only = 1;
-		if (!fgit_worktree_stat_differs(&j->old, &st, &so) &&
-		    !fgit_index_entry_is_racy(rn->idx, &j->old))
+		if (!fgit_worktree_stat_differs(j->old, &st, &so) &&
+		    !fgit_index_entry_is_racy(rn->idx, j->old))
 			return;		/* R_NOTHING */
-		if ((j->old.flags & FGIT_INDEX_ASSUME_VALID))
+		if ((j->old->flags & FGIT_INDEX_ASSUME_VALID))
 			return;
 	}
 	if ((o->flags & FGIT_ADD_REFRESH_ONLY) &&
-	    (!j->tracked || j->old.stage || (j->old.flags & FGIT_INDEX_INTENT_TO_ADD) ||
+	    (!j->tracked || j->old->stage || (j->old->flags & FGIT_INDEX_INTENT_TO_ADD) ||
 	     S_ISDIR(st.st_mode)))
 		return;
 	if (S_ISDIR(st.st_mode)) {
-		if (j->tracked && (j->old.mode & 0170000) != 0160000) {
+		if (j->tracked && (j->old->mode & 0170000) != 0160000) {
 			/* a file replaced by a directory: the file is gone */
 			j->res = (o->flags & FGIT_ADD_IGNORE_REMOVAL) ? R_NOTHING : R_REMOVED;
 			return;
@@ -257,7 +258,7 @@ static void do_job(struct run *rn, struct job *j, int worker)
 		e->mode = 0160000;
 		j->e = e;
 		j->res = j->tracked ? R_ADDED : R_EMBEDDED;
-		if (j->tracked && fgit_oid_equal(&e->oid, &j->old.oid))
+		if (j->tracked && fgit_oid_equal(&e->oid, &j->old->oid))
 			j->res = R_SAME;
 		return;
 	}
@@ -274,7 +275,7 @@ static void do_job(struct run *rn, struct job *j, int worker)
 		return;
 	}
 	if (j->tracked)
-		e->mode = j->old.mode;
+		e->mode = j->old->mode;
 	fgit_worktree_fill_stat(e, &st, &o->stat);
 	e->flags = FGIT_ADD_UPTODATE;
 	if (!j->tracked && (o->flags & FGIT_ADD_INTENT_TO_ADD)) {
@@ -381,8 +382,8 @@ static void do_job(struct run *rn, struct job *j, int worker)
 named:
 	j->e = e;
 	j->res = R_ADDED;
-	if (j->tracked && !j->old.stage && fgit_oid_equal(&e->oid, &j->old.oid) &&
-	    e->mode == j->old.mode && !(j->old.flags & FGIT_INDEX_INTENT_TO_ADD))
+	if (j->tracked && !j->old->stage && fgit_oid_equal(&e->oid, &j->old->oid) &&
+	    e->mode == j->old->mode && !(j->old->flags & FGIT_INDEX_INTENT_TO_ADD))
 		j->res = R_SAME;
 	if ((o->flags & FGIT_ADD_REFRESH_ONLY) && j->res != R_SAME) {
 		j->e = NULL;
@@ -390,7 +391,7 @@ named:
 		goto fail;
 	}
 	if (j->res == R_SAME)
-		e->flags |= j->old.flags & FGIT_INDEX_ONDISK_FLAGS;
+		e->flags |= j->old->flags & FGIT_INDEX_ONDISK_FLAGS;
 	return;
 fail:
 	fgit_index_entry_free(e);
@@ -404,6 +405,19 @@ static int work(size_t begin, size_t end, int worker, void *payload)
 	for (i = begin; i < end && !rn->fatal; i++)
 		do_job(rn, &rn->jobs[i], worker);
 	return 0;
+}
+
+/*
+ * Is path the first entry at position pos?  Paths listed from the index
+ * itself (commit -a, add -u) come in its order, so the entry after the
+ * last one found is checked before a binary search: commit -a of the
+ * kernel tree spent ~8% of its time in those searches' memcmp.
+ */
+static int tracked_at(const struct fgit_index *idx, size_t pos, const char *path)
+{
+	if (pos >= fgit_index_entrycount(idx) || strcmp(fgit_index_get(idx, pos)->path, path))
+		return 0;
+	return !pos || strcmp(fgit_index_get(idx, pos - 1)->path, path);
 }
 
 /* Hand a job's messages to the report callback, in order. */
@@ -428,7 +442,7 @@ int fgit_add_paths(struct fgit_index *idx, const char *const *paths, size_t n,
 {
 	struct run rn;
 	int threads = o->threads, ret = 0, changed = 0, append;
-	size_t i;
+	size_t i, next;
 
 	memset(&rn, 0, sizeof(rn));
 	rn.o = o;
@@ -461,14 +475,17 @@ int fgit_add_paths(struct fgit_index *idx, const char *const *paths, size_t n,
 		fgit_buf_addch(&rn.fs[i], '/');
 	}
 	rn.fs_base = rn.fs[0].len;
-	for (i = 0; i < n; i++) {
+	for (i = 0, next = 0; i < n; i++) {
 		size_t pos;
 		struct job *j = &rn.jobs[i];
 		j->path = paths[i];
-		if (fgit_index_find_any_stage(&pos, idx, paths[i], strlen(paths[i]))) {
-			j->tracked = 1;
-			memcpy(&j->old, fgit_index_get(idx, pos), sizeof(j->old));
-		}
+		if (tracked_at(idx, next, paths[i]))
+			pos = next;
+		else if (!fgit_index_find_any_stage(&pos, idx, paths[i], strlen(paths[i])))
+			continue;
+		j->tracked = 1;
+		j->old = fgit_index_get(idx, pos);
+		next = pos + 1;
 	}
 	fgit_error_clear();
 	if ((ret = fgit_parallel_for(n, 0, threads, work, &rn)) < 0)

@@ -46,15 +46,17 @@ enum result {
 
 struct job {
 	const char *path;
-	int tracked;
 	/* the index's entry: the index does not change while jobs run */
 	const struct fgit_index_entry *old;
 	/* results */
-	enum result res;
 	struct fgit_index_entry *e;
 	char *msgs;			/* "W<msg>\0" / "E<msg>\0" records, or NULL */
-	size_t msgs_len;
 	char *err;
+	uint32_t msgs_len;
+	/* 48 bytes a job, 100,000 jobs for add -A of the small corpus: the
+	 * flags below are narrow so its peak RSS stays under git's */
+	unsigned char tracked;
+	unsigned char res;		/* enum result */
 };
 
 struct run {

@@ -358,15 +358,11 @@ static void write_into_lock(struct fgit_index *idx, struct fgit_lockfile *lk,
 			    struct commit_state *s, const struct fgit_wt_stat_options *so)
 {
 	struct fgit_index_write_opts wo;
-	unsigned char *data;
-	size_t len;
 
 	fgit_add_smudge_racy(idx, ".", so);
 	cli_index_write_opts(&wo, s->repo);
-	if (fgit_index_serialize(&data, &len, idx, &wo) ||
-	    fgit_lockfile_write(lk, data, len))
+	if (fgit_index_write_fd(idx, fgit_lockfile_fd(lk), &wo))
 		die("unable to write new_index file");
-	free(data);
 }
 
 /* Stage paths (re-hash changed ones, drop missing ones) into idx. */

@@ -285,8 +285,7 @@ void cli_index_commit_locked(struct fgit_repo *repo, struct fgit_index *idx,
 	struct fgit_index_write_opts wo = FGIT_INDEX_WRITE_OPTS_INIT;
 	struct fgit_wt_stat_options so;
 	struct fgit_buf path = FGIT_BUF_INIT;
-	unsigned char *data = NULL;
-	size_t len = 0, i, n = fgit_index_entrycount(idx);
+	size_t i, n = fgit_index_entrycount(idx);
 	const char *top = fgit_repo_work_tree(repo);
 
 	/* git smudges racily clean entries whose file changed (size 0), so
@@ -311,8 +310,6 @@ void cli_index_commit_locked(struct fgit_repo *repo, struct fgit_index *idx,
 	/* NEEDSWORK: a split index is written whole here (the lock is ours
 	 * already, and fgit_index_write's split path takes its own) */
 	wo.flags &= ~FGIT_INDEX_WRITE_SPLIT;
-	if (fgit_index_serialize(&data, &len, idx, &wo) || fgit_lockfile_write(lk, data, len) ||
-	    fgit_lockfile_commit(lk))
+	if (fgit_index_write_fd(idx, fgit_lockfile_fd(lk), &wo) || fgit_lockfile_commit(lk))
 		die("Unable to write new index file");
-	free(data);
 }

@@ -504,6 +504,15 @@ int fgit_index_serialize(unsigned char **out, size_t *len, struct fgit_index *id
 			 const struct fgit_index_write_opts *opts);
 
 /*
+ * Serialise the index straight into fd (a lock file's), hashing as it
+ * goes: the file is never held whole in memory.  Errors as
+ * fgit_index_serialize, and FGIT_ERROR if a write fails (the caller rolls
+ * its lock back: the target is never half-written).
+ */
+int fgit_index_write_fd(struct fgit_index *idx, int fd,
+			const struct fgit_index_write_opts *opts);
+
+/*
  * Racily clean entries: before writing, git smudges (sets size to 0) each
  * entry that fgit_index_entry_is_racy() and whose file no longer matches
  * its id, so a later stat cannot pass it as clean.  The library does not

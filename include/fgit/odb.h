@@ -138,6 +138,13 @@ int fgit_odb_exists(struct fgit_odb *odb, const struct fgit_oid *oid);
 int fgit_odb_exists_quick(struct fgit_odb *odb, const struct fgit_oid *oid);
 
 /*
+ * 1 if present, 0 if not; when present, the file holding it (loose object
+ * or pack) gets a new mtime, as git does before skipping a write, so that
+ * a concurrent gc/prune sees it as recent.  Thread-safe.
+ */
+int fgit_odb_freshen(struct fgit_odb *odb, const struct fgit_oid *oid);
+
+/*
  * Write a loose object (no-op if it exists).  Named with collision
  * detection; written to a temporary file and renamed into place.
  */

@@ -139,19 +139,58 @@ struct front {
 	struct fgit_buf link;
 };
 
+static int write_all(int fd, const unsigned char *data, size_t len)
+{
+	size_t done = 0;
+	while (done < len) {
+		ssize_t n = write(fd, data + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * With fd >= 0 the index is written to fd as it is built: whatever the
+ * buffer holds is hashed and written once it passes FLUSH_AT, so a big
+ * index is never held whole (100,000 entries: ~7 MB less at the peak of
+ * add and commit, whose peak RSS must stay below git's).  *out is then
+ * not set.  Without fd the whole file comes back in *out.
+ */
+#define FLUSH_AT (64u << 10)
+
 static int serialize(unsigned char **out, size_t *outlen, struct fgit_index *idx,
 		     const struct fgit_index_write_opts *opts, enum ser_mode mode,
-		     const struct front *fr, unsigned char *sum_out);
+		     const struct front *fr, unsigned char *sum_out, int fd);
+
+static int flush_out(struct fgit_buf *b, struct fgit_hash_ctx *ctx, int fd, size_t *flushed)
+{
+	fgit_checksum_update(ctx, b->ptr, b->len);
+	if (write_all(fd, (const unsigned char *)b->ptr, b->len) < 0)
+		return fgit_error_errno(FGIT_ERROR, "unable to write new index file");
+	*flushed += b->len;
+	fgit_buf_reset(b);
+	return 0;
+}
 
 int fgit_index_serialize(unsigned char **out, size_t *outlen, struct fgit_index *idx,
 			 const struct fgit_index_write_opts *opts)
 {
-	return serialize(out, outlen, idx, opts, SER_FULL, NULL, NULL);
+	return serialize(out, outlen, idx, opts, SER_FULL, NULL, NULL, -1);
+}
+
+int fgit_index_write_fd(struct fgit_index *idx, int fd,
+			const struct fgit_index_write_opts *opts)
+{
+	return serialize(NULL, NULL, idx, opts, SER_FULL, NULL, NULL, fd);
 }
 
 static int serialize(unsigned char **out, size_t *outlen, struct fgit_index *idx,
 		     const struct fgit_index_write_opts *opts, enum ser_mode mode,
-		     const struct front *fr, unsigned char *sum_out)
+		     const struct front *fr, unsigned char *sum_out, int fd)
 {
 	struct fgit_index_entry **list = mode == SER_FRONT ? fr->entries : idx->entries;
 	static const struct fgit_index_write_opts defaults = FGIT_INDEX_WRITE_OPTS_INIT;
@@ -164,7 +203,7 @@ static int serialize(unsigned char **out, size_t *outlen, struct fgit_index *idx
 	size_t nr;
 	int threads, ret = 0, extended = 0;
 	const char *prev = "";
-	size_t prev_len = 0;
+	size_t prev_len = 0, flushed = 0;
 	unsigned char sum[FGIT_MAX_RAWSZ];
 
 	if (!opts)
@@ -211,7 +250,8 @@ static int serialize(unsigned char **out, size_t *outlen, struct fgit_index *idx
 		}
 	}
 
-	if (fgit_buf_grow(&b, 12 + nr * 80 + 4096) < 0) {
+	fgit_checksum_init(&ctx, idx->algo);
+	if (fgit_buf_grow(&b, fd >= 0 ? FLUSH_AT + 4096 : 12 + nr * 80 + 4096) < 0) {
 		ret = FGIT_ENOMEM;
 		goto out;
 	}
@@ -225,12 +265,14 @@ static int serialize(unsigned char **out, size_t *outlen, struct fgit_index *idx
 
 	block_start = b.len;
 	for (i = 0; i < nr; i++) {
+		if (fd >= 0 && b.len >= FLUSH_AT && (ret = flush_out(&b, &ctx, fd, &flushed)) < 0)
+			goto out;
 		const struct fgit_index_entry *e = list[i];
 		if (ieot && i && i % per_block == 0) {
 			ieot[2 * ieot_nr] = (uint32_t)block_start;
 			ieot[2 * ieot_nr + 1] = (uint32_t)block_count;
 			ieot_nr++;
-			block_start = b.len;
+			block_start = flushed + b.len;
 			block_count = 0;
 			/* git blanks the previous name: nothing in common */
 			prev = "";
@@ -246,7 +288,7 @@ static int serialize(unsigned char **out, size_t *outlen, struct fgit_index *idx
 		ieot[2 * ieot_nr + 1] = (uint32_t)block_count;
 		ieot_nr++;
 	}
-	entries_end = b.len;
+	entries_end = flushed + b.len;
 	if (entries_end > UINT32_MAX) {
 		ret = fgit_error_set(FGIT_EINVALID, "index too large");
 		goto out;
@@ -304,18 +346,22 @@ no_extensions:
 		    (ret = fgit_buf_add(&b, h, rawsz)) < 0)
 			goto out;
 	}
-	fgit_checksum_init(&ctx, idx->algo);
 	fgit_checksum_update(&ctx, b.ptr, b.len);
 	fgit_checksum_final(sum, &ctx);
 	if ((ret = fgit_buf_add(&b, sum, rawsz)) < 0)
 		goto out;
+	if (fd >= 0 && write_all(fd, (const unsigned char *)b.ptr, b.len) < 0) {
+		ret = fgit_error_errno(FGIT_ERROR, "unable to write new index file");
+		goto out;
+	}
 	if (sum_out)
 		memcpy(sum_out, sum, rawsz);
 	if (mode == SER_FULL) {
 		memcpy(idx->checksum, sum, rawsz);
 		idx->version = version;
 	}
-	*out = (unsigned char *)fgit_buf_detach(&b, outlen);
+	if (fd < 0)
+		*out = (unsigned char *)fgit_buf_detach(&b, outlen);
 out:
 	if (ret == FGIT_ENOMEM && fgit_error_last_code() != FGIT_ENOMEM)
 		fgit_error_set(FGIT_ENOMEM, "out of memory");
@@ -323,20 +369,6 @@ out:
 	fgit_buf_release(&b);
 	fgit_buf_release(&ext);
 	return ret;
-}
-
-static int write_all(int fd, const unsigned char *data, size_t len)
-{
-	size_t done = 0;
-	while (done < len) {
-		ssize_t n = write(fd, data + done, len - done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		done += (size_t)n;
-	}
-	return 0;
 }
 
 /* git's clean_shared_index_files(): expire the other sharedindex.* files. */
@@ -384,7 +416,7 @@ static int write_shared(struct fgit_index *idx, const char *path,
 	}
 	if (ret < 0 || (ret = fgit_buf_addf(&tmp, "%s/sharedindex_XXXXXX", dir.ptr)) < 0)
 		goto out;
-	if ((ret = serialize(&data, &len, idx, opts, SER_SHARED, NULL, sum)) < 0)
+	if ((ret = serialize(&data, &len, idx, opts, SER_SHARED, NULL, sum, -1)) < 0)
 		goto out;
 	fd = mkstemp(tmp.ptr);
 	if (fd < 0) {
@@ -554,8 +586,7 @@ int fgit_index_write_locked(struct fgit_index *idx, struct fgit_lockfile *lk,
 {
 	static const struct fgit_index_write_opts defaults = FGIT_INDEX_WRITE_OPTS_INIT;
 	const char *path = fgit_lockfile_target(lk);
-	unsigned char *data = NULL, sum[FGIT_MAX_RAWSZ];
-	size_t len = 0;
+	unsigned char sum[FGIT_MAX_RAWSZ];
 	struct stat st;
 	int ret;
 
@@ -634,15 +665,12 @@ int fgit_index_write_locked(struct fgit_index *idx, struct fgit_lockfile *lk,
 			memcpy(idx->base_oid, sum, fgit_hash_rawsz(idx->algo));
 			idx->has_base = 1;
 		}
-		ret = serialize(&data, &len, idx, opts, SER_FRONT, &fr, idx->checksum);
+		ret = serialize(NULL, NULL, idx, opts, SER_FRONT, &fr, idx->checksum,
+				fgit_lockfile_fd(lk));
 		front_release(&fr, nameless);
 		if (ret < 0)
 			goto fail;
-	} else if ((ret = fgit_index_serialize(&data, &len, idx, opts)) < 0) {
-		goto fail;
-	}
-	if (write_all(fgit_lockfile_fd(lk), data, len) < 0) {
-		ret = fgit_error_errno(FGIT_ERROR, "unable to write new index file");
+	} else if ((ret = fgit_index_write_fd(idx, fgit_lockfile_fd(lk), opts)) < 0) {
 		goto fail;
 	}
 	if (fstat(fgit_lockfile_fd(lk), &st) < 0) {
@@ -660,6 +688,5 @@ int fgit_index_write_locked(struct fgit_index *idx, struct fgit_lockfile *lk,
 fail:
 	fgit_lockfile_rollback(lk);
 out:
-	free(data);
 	return ret;
 }

@@ -536,6 +536,12 @@ int odb_freshen(struct fgit_odb *odb, const struct fgit_oid *oid)
 			utime(p->pack_path, NULL);
 		return 1;
 	}
+	/* the alternates' packs before our loose files, as git: commit -a in
+	 * a --shared clone of the kernel tree made one failed access() per
+	 * tree it wrote (5,100) otherwise */
+	for (i = 0; i < odb->nalts; i++)
+		if (exists_packed_any(odb->alts[i], oid))
+			return 1;	/* git does not insist on freshening these */
 	odb_loose_path(path, sizeof(path), odb, oid);
 	if (access(path, F_OK) == 0) {
 		utime(path, NULL);
@@ -545,6 +551,11 @@ int odb_freshen(struct fgit_odb *odb, const struct fgit_oid *oid)
 		if (exists_local(odb->alts[i], oid))
 			return 1;	/* git does not insist on freshening these */
 	return 0;
+}
+
+int fgit_odb_freshen(struct fgit_odb *odb, const struct fgit_oid *oid)
+{
+	return odb_freshen(odb, oid);
 }
 
 /* loose_only: a copy in a pack does not count (repack -A). */

@@ -99,4 +99,20 @@ setup_many()
 }
 test_expect_success 'add -A of many files (threads), then again' '
 	SETUP=setup_many check add -A && SETUP=setup_many check add -v . '
+setup_big()
+{
+	# files from 1 MiB on are hashed and deflated as streams: new ones,
+	# one already committed (only freshened), one converted (CRLF, read
+	# whole), one executable, one changed since the commit
+	git init -q . && printf "*.txt text\n" >.gitattributes &&
+	awk "BEGIN { for (i = 0; i < 120000; i++) print \"line\", i }" >big &&
+	cp big present && cp big changed && git add present changed && git commit -q -m big &&
+	echo more >>changed &&
+	awk "BEGIN { for (i = 0; i < 120000; i++) printf \"crlf %d\\r\\n\", i }" >crlf.txt &&
+	awk "BEGIN { for (i = 0; i < 300000; i++) print i * 7 }" >exe && chmod +x exe &&
+	touch -d "@$(($(date +%s) - 10))" big present changed crlf.txt exe
+}
+test_expect_success 'add of big files (streamed), new, present, converted' '
+	SETUP=setup_big check add -A && SETUP=setup_big check add -v big present changed &&
+	SETUP=setup_big check add -n . && SETUP=setup_big check -c core.autocrlf=true add crlf.txt big'
 test_done

@@ -782,66 +782,25 @@ static void set_slot_error(struct slot *s, int r)
 	s->errmsg = strdup(fgit_error_last());
 }
 
-/*
- * Read a worktree file as git's grep_source_load_file does (regular files
- * only; a vanished file or a symlink skipped quietly), in three system
- * calls where git makes four: open (O_NOFOLLOW refuses symlinks, O_NONBLOCK
- * keeps a FIFO from blocking), one read of the size the index expects (plus
- * one byte, to see the end), close; fstat only when the size is unknown or
- * came out different, to make sure it is a regular file.
- * Mapping big files instead saved about a fifth of the system time on the
- * kernel corpus, but a file truncated while mapped raises SIGBUS: not
- * worth a crash when someone saves a file during a grep.
- */
-static int read_worktree(struct fgit_buf *b, const char *path, long long expect,
-			 struct slot *s)
-{
-	struct stat st;
-	size_t want, got = 0;
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	int checked = 0;
+/* Each thread's worktree reader (see fgit_grep_reader), freed at the end. */
+static struct fgit_grep_reader **readers;
+static size_t nreaders;
+static __thread struct fgit_grep_reader *my_reader;
 
-	if (fd < 0) {
-		if (errno != ENOENT && errno != ELOOP && errno != ENOTDIR) {
-			char m[4200];
-			snprintf(m, sizeof(m), "failed to stat '%s': %s", path, strerror(errno));
-			s->errmsg = strdup(m);
-		}
-		return -1;
+static struct fgit_grep_reader *thread_reader(void)
+{
+	struct fgit_grep_reader **n;
+
+	if (my_reader || fgit_grep_reader_new(&my_reader))
+		return my_reader;
+	pthread_mutex_lock(&matchers_lock);
+	n = realloc(readers, (nreaders + 1) * sizeof(*readers));
+	if (n) {
+		readers = n;
+		readers[nreaders++] = my_reader;
 	}
-	if (expect < 0) {
-		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
-			goto fail;
-		checked = 1;
-		expect = st.st_size;
-	}
-	want = (size_t)expect + 1;
-	for (;;) {
-		ssize_t n;
-		if (fgit_buf_grow(b, want - got))
-			goto fail;
-		n = read(fd, b->ptr + got, want - got);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			goto fail;
-		}
-		if (!n)
-			break;
-		got += (size_t)n;
-		fgit_buf_setlen(b, got);
-		if (got == want)
-			want *= 2;	/* bigger than expected: read on */
-	}
-	if (!checked && (got != (size_t)expect || !got) &&
-	    (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)))
-		goto fail;
-	close(fd);
-	return 0;
-fail:
-	close(fd);
-	fgit_buf_reset(b);
-	return -1;
+	pthread_mutex_unlock(&matchers_lock);
+	return my_reader;
 }
 
 static void work(size_t i, void *slotp, void *payload)
@@ -850,19 +809,26 @@ static void work(size_t i, void *slotp, void *payload)
 	struct item *it = &items[i];
 	struct fgit_grep *g = thread_matcher();
 	struct fgit_grep_source src;
-	struct fgit_buf content = FGIT_BUF_INIT;
 	int r;
 
 	fgit_buf_init(&s->out, 0);
+	src.name = it->name;
+	src.path = it->path;
 	if (!g) {
 		set_slot_error(s, -1);
 		return;
 	}
 	if (it->kind == ITEM_FILE) {
-		if (read_worktree(&content, it->path, it->size, s) < 0)
+		struct fgit_grep_reader *rd = thread_reader();
+		if (!rd) {
+			set_slot_error(s, -1);
 			return;
-		src.buf = content.ptr;
-		src.size = content.len;
+		}
+		r = fgit_grep_reader_load(&src.buf, &src.size, rd, it->path, it->size);
+		if (r < 0)
+			s->errmsg = strdup(fgit_error_last());
+		if (r <= 0)
+			return;
 	} else {
 		enum fgit_object_type type;
 		struct fgit_buf *blob = thread_blob();
@@ -877,14 +843,11 @@ static void work(size_t i, void *slotp, void *payload)
 		src.buf = blob->ptr;
 		src.size = blob->len;
 	}
-	src.name = it->name;
-	src.path = it->path;
 	r = fgit_grep_buffer(&s->out, &s->res, g, &src);
 	if (r < 0)
 		set_slot_error(s, r);
 	else
 		s->hit = r;
-	fgit_buf_release(&content);
 }
 
 struct emit_state {
@@ -1329,6 +1292,9 @@ CLI_CMD(grep)
 			free(blobs[k]);
 		}
 		free(blobs);
+		for (k = 0; k < nreaders; k++)
+			fgit_grep_reader_free(readers[k]);
+		free(readers);
 		fgit_grep_free(matcher);
 		for (k = 0; k < nitems; k++) {
 			free(items[k].name);

@@ -137,4 +137,25 @@ struct fgit_grep_result {
 int fgit_grep_buffer(struct fgit_buf *out, struct fgit_grep_result *res,
 		     struct fgit_grep *g, const struct fgit_grep_source *src);
 
+/*
+ * Worktree files as git grep reads them.  A reader keeps one thread's
+ * read buffer from file to file; it belongs to one thread at a time.
+ */
+struct fgit_grep_reader;
+
+int fgit_grep_reader_new(struct fgit_grep_reader **out);
+void fgit_grep_reader_free(struct fgit_grep_reader *r);
+
+/*
+ * Read `path` (relative to the current directory), a regular file whose
+ * size the index records as `expect` (-1: unknown), into the reader.
+ * Returns 1 with the contents in *out (NUL-terminated, valid until the
+ * next load or free) and their size in *out_size; 0 when git would skip
+ * the file quietly (gone, a symlink, a directory, not a regular file);
+ * negative with git's message ("failed to stat '%s': %s") when it cannot
+ * be read, which git reports as an error before going on.
+ */
+int fgit_grep_reader_load(const char **out, size_t *out_size,
+			  struct fgit_grep_reader *r, const char *path, long long expect);
+
 #endif

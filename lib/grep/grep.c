@@ -1275,6 +1275,10 @@ static int grep_file(struct file *f)
 
 	if (o->binary == FGIT_GREP_BINARY_TEXT)
 		f->binary = 0;
+	/* --all-match: hits are per file; a file that failed the check
+	 * returned with its hits still set */
+	if (collect)
+		clr_hit(g->expr);
 again:
 	bol = buf;
 	lno = 1;

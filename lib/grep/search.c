@@ -10,6 +10,8 @@
  * portable byte loop serves other machines.  The case-sensitive search is
  * the same loop with one case: glibc's memmem (two-way, a byte at a time)
  * was a third of `grep -p kmemdup_nul -- '*.c'` on the kernel tree.
+ * With AVX2 (chosen at run time) the vector loop takes 64 positions at a
+ * time (lib/grep/x86/search_avx2.c).
  */
 #include <ctype.h>
 #include <string.h>
@@ -26,15 +28,6 @@ static int rank(unsigned char c)
 	c = tolower(c);
 	p = c ? strchr(common, c) : NULL;
 	return p ? (int)(sizeof(common) - (p - common)) : 0;
-}
-
-static int eq_icase(const char *a, const char *lower, size_t n)
-{
-	size_t i;
-	for (i = 0; i < n; i++)
-		if (tolower((unsigned char)a[i]) != (unsigned char)lower[i])
-			return 0;
-	return 1;
 }
 
 static inline const char *search(const char *hay, size_t hlen, const char *needle,
@@ -60,6 +53,13 @@ static inline const char *search(const char *hay, size_t hlen, const char *needl
 	up2 = icase ? (unsigned char)toupper(lo2) : lo2;
 	last = hlen - nlen;	/* last possible start */
 	pos = 0;
+	if (grep_have_avx2() && last >= 32) {
+		const unsigned char anchor[4] = { lo, up, lo2, up2 };
+		const char *m = grep_scan_avx2(hay, last, needle, nlen, a, b, anchor,
+					       icase, &pos);
+		if (m)
+			return m;
+	}
 #if defined(__SSE2__)
 	{
 		__m128i vlo = _mm_set1_epi8((char)lo), vup = _mm_set1_epi8((char)up);
@@ -72,7 +72,7 @@ static inline const char *search(const char *hay, size_t hlen, const char *needl
 			unsigned m = _mm_movemask_epi8(_mm_and_si128(m1, m2));
 			while (m) {
 				size_t s = pos + __builtin_ctz(m);
-				if (icase ? eq_icase(hay + s, needle, nlen) : !memcmp(hay + s, needle, nlen))
+				if (icase ? grep_eq_icase(hay + s, needle, nlen) : !memcmp(hay + s, needle, nlen))
 					return hay + s;
 				m &= m - 1;
 			}
@@ -83,7 +83,7 @@ static inline const char *search(const char *hay, size_t hlen, const char *needl
 	for (; pos <= last; pos++) {
 		unsigned char c = hay[pos + a];
 		if ((c == lo || c == up) &&
-		    (icase ? eq_icase(hay + pos, needle, nlen) : !memcmp(hay + pos, needle, nlen)))
+		    (icase ? grep_eq_icase(hay + pos, needle, nlen) : !memcmp(hay + pos, needle, nlen)))
 			return hay + pos;
 	}
 	return NULL;

@@ -20,7 +20,7 @@ int main(int argc, char **argv)
 {
 	struct fgit_conv_attrs a = { 0 };
 	struct fgit_conv_config c = FGIT_CONV_CONFIG_INIT;
-	struct fgit_conv_hooks h = { has_cr, warn, NULL };
+	struct fgit_conv_hooks h = { .index_has_cr = has_cr, .warn = warn };
 	struct fgit_buf in = FGIT_BUF_INIT, out = FGIT_BUF_INIT;
 	struct fgit_oid oid;
 	char hex[FGIT_MAX_HEXSZ + 1];

@@ -1,3 +1,5 @@
+#include <stdlib.h>
+#include <unistd.h>
 #include "unit.h"
 #include "fgit/buf.h"
 #include "fgit/common.h"
@@ -10,19 +12,28 @@ static const char *H2 = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 /* git's id for an object (the oracle), via git hash-object --literally. */
 static int git_hash(char *hex, const char *type, const void *buf, size_t len)
 {
-	char cmd[256];
+	char cmd[256], path[] = "/tmp/fgit-unit-obj-XXXXXX";
 	FILE *f;
-	snprintf(cmd, sizeof(cmd), 
-		 "git hash-object --literally -t %s --stdin < /tmp/fgit-unit-obj", type);
-	f = fopen("/tmp/fgit-unit-obj", "wb");
-	if (!f)
+	int fd = mkstemp(path), ok;
+
+	if (fd < 0)
 		return -1;
+	f = fdopen(fd, "wb");
+	if (!f) {
+		close(fd);
+		unlink(path);
+		return -1;
+	}
 	fwrite(buf, 1, len, f);
 	fclose(f);
+	snprintf(cmd, sizeof(cmd), "git hash-object --literally -t %s --stdin < %s", type, path);
 	f = popen(cmd, "r");
-	if (!f || !fgets(hex, 64, f))
+	ok = f && fgets(hex, 64, f);
+	if (f)
+		pclose(f);
+	unlink(path);
+	if (!ok)
 		return -1;
-	pclose(f);
 	hex[40] = 0;
 	return 0;
 }

@@ -39,6 +39,7 @@
 #define BITMAP_OPT_HASH_CACHE 0x4
 #define MAX_XOR_TRIES 10
 #define NONE UINT32_MAX
+#define KID_TREE 0x80000000u
 
 struct bcommit {
 	uint32_t pos;			/* bit */
@@ -66,6 +67,13 @@ struct bw {
 	uint32_t *commit_of;		/* bit -> commit number, NONE */
 	struct bcommit *c;
 	uint32_t nc;
+	/* bit -> a tree's entries as bits, KID_TREE set on subtrees; read
+	 * once for every tree, before building (NULL: not read, or a child
+	 * is missing: fill_tree reads it again and reports) */
+	uint32_t **kids;
+	uint32_t *nkids;
+	uint32_t *treepos;		/* bits of the trees, in pack order */
+	uint32_t ntrees;
 	/* the first object that could not be read or was missing, from any
 	 * thread; reported by the caller's thread */
 	int failed;
@@ -198,6 +206,22 @@ static int fill_tree(struct bw *w, uint64_t *r, uint32_t bit, int depth)
 	if (bit_test(r, bit))
 		return 0;
 	bit_set(r, bit);
+	if (w->kids[bit]) {
+		const uint32_t *k = w->kids[bit];
+		uint32_t j, nk = w->nkids[bit];
+		if (depth > 4096) {
+			fail(w, oid, 0);
+			return -1;
+		}
+		for (j = 0; j < nk; j++) {
+			uint32_t b = k[j] & ~KID_TREE;
+			if (!(k[j] & KID_TREE))
+				bit_set(r, b);
+			else if (!bit_test(r, b) && fill_tree(w, r, b, depth + 1) < 0)
+				return -1;
+		}
+		return 0;
+	}
 	if (depth > 4096 || fgit_odb_read(&buf, &len, &t, w->odb, oid) < 0 ||
 	    t != FGIT_OBJ_TREE) {
 		fail(w, oid, 0);
@@ -229,6 +253,73 @@ struct u32vec {
 	uint32_t *v;
 	size_t n, alloc;
 };
+
+/*
+ * The entries of trees treepos[begin, end) into kids/nkids.  Trees are
+ * read in pack order, where a delta's base was usually read just before
+ * (the delta base cache hits), on all threads; a tree that cannot be read
+ * or names an object the pack lacks is left for fill_tree, which reports
+ * it only if a selected commit reaches it.
+ */
+static int read_trees_chunk(size_t begin, size_t end, int worker, void *payload)
+{
+	struct bw *w = payload;
+	uint32_t *v = NULL;
+	size_t alloc = 0, i;
+	int ret = 0;
+
+	for (i = begin; i < end; i++) {
+		uint32_t bit = w->treepos[i];
+		struct fgit_tree_iter it;
+		struct fgit_tree_entry e;
+		enum fgit_object_type t;
+		void *buf;
+		size_t len, n = 0;
+		int r;
+
+		if (fgit_odb_read(&buf, &len, &t, w->odb, &w->s->oid[bit]) < 0)
+			continue;
+		if (t != FGIT_OBJ_TREE) {
+			free(buf);
+			continue;
+		}
+		fgit_tree_iter_init(&it, buf, len, FGIT_HASH_SHA1);
+		while ((r = fgit_tree_iter_next(&e, &it)) > 0) {
+			long p;
+			if ((e.mode & 0170000) == FGIT_MODE_GITLINK)
+				continue;
+			if ((p = lookup(w, &e.oid)) < 0) {
+				r = -1;
+				break;
+			}
+			if (n == alloc) {
+				size_t na = alloc ? alloc * 2 : 64;
+				uint32_t *nv = realloc(v, na * sizeof(*nv));
+				if (!nv) {
+					ret = FGIT_ENOMEM;
+					break;
+				}
+				v = nv;
+				alloc = na;
+			}
+			v[n++] = (uint32_t)p | (fgit_mode_is_tree(e.mode) ? KID_TREE : 0);
+		}
+		free(buf);
+		if (ret < 0)
+			break;
+		if (r < 0)
+			continue;
+		if (!(w->kids[bit] = malloc((n + 1) * sizeof(uint32_t)))) {
+			ret = FGIT_ENOMEM;
+			break;
+		}
+		if (n)
+			memcpy(w->kids[bit], v, n * sizeof(uint32_t));
+		w->nkids[bit] = (uint32_t)n;
+	}
+	free(v);
+	return ret;
+}
 
 static int push(struct u32vec *s, uint32_t x)
 {
@@ -471,6 +562,20 @@ int pack_bitmap_write(struct fgit_buf *out, const struct bitmap_src *s, struct f
 	fgit_progress_done(prog);
 	prog = NULL;
 
+	/* every tree's entries, once */
+	w.kids = calloc((size_t)s->nr + 1, sizeof(*w.kids));
+	w.nkids = calloc((size_t)s->nr + 1, sizeof(*w.nkids));
+	w.treepos = malloc(((size_t)s->nr + 1) * sizeof(*w.treepos));
+	if (!w.kids || !w.nkids || !w.treepos) {
+		ret = FGIT_ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < s->nr; i++)
+		if (s->type[i] == FGIT_OBJ_TREE)
+			w.treepos[w.ntrees++] = i;
+	if ((ret = fgit_parallel_for(w.ntrees, 1024, nthreads, read_trees_chunk, &w)) < 0)
+		goto out;
+
 	if (progress_fd >= 0)
 		prog = fgit_progress_new("Building bitmaps", nsel, progress_fd, 0);
 	for (i = 0; i < nsel; i++) {
@@ -535,6 +640,12 @@ out:
 			free(w.c[i].bits);
 		}
 	free(w.c);
+	if (w.kids)
+		for (i = 0; i < s->nr; i++)
+			free(w.kids[i]);
+	free(w.kids);
+	free(w.nkids);
+	free(w.treepos);
 	free(w.sorted);
 	free(w.ht);
 	free(w.commit_of);

@@ -87,11 +87,16 @@ static int cmp_oid_pos(const void *a, const void *b, void *arg)
 	return memcmp(s->oid[*(const uint32_t *)a].hash, s->oid[*(const uint32_t *)b].hash, 20);
 }
 
-static size_t slot_of(const struct bw *w, const struct fgit_oid *oid)
+static size_t slot_of_raw(const struct bw *w, const unsigned char *hash)
 {
 	uint64_t h;
-	memcpy(&h, oid->hash, sizeof(h));	/* ids are uniformly distributed */
+	memcpy(&h, hash, sizeof(h));		/* ids are uniformly distributed */
 	return (size_t)h & w->mask;
+}
+
+static size_t slot_of(const struct bw *w, const struct fgit_oid *oid)
+{
+	return slot_of_raw(w, oid->hash);
 }
 
 /*
@@ -101,17 +106,22 @@ static size_t slot_of(const struct bw *w, const struct fgit_oid *oid)
  * the build (perf, 2 cores under load); with the ids in the slots, a
  * lookup is one cache miss.
  */
-static long lookup(const struct bw *w, const struct fgit_oid *oid)
+static long lookup_raw(const struct bw *w, const unsigned char *hash)
 {
-	size_t i = slot_of(w, oid);
+	size_t i = slot_of_raw(w, hash);
 
 	for (;; i = (i + 1) & w->mask) {
 		const struct slot *sl = &w->ht[i];
 		if (!sl->bitp1)
 			return -1;
-		if (!memcmp(sl->hash, oid->hash, 20))
+		if (!memcmp(sl->hash, hash, 20))
 			return sl->bitp1 - 1;
 	}
+}
+
+static long lookup(const struct bw *w, const struct fgit_oid *oid)
+{
+	return lookup_raw(w, oid->hash);
 }
 
 static void fail(struct bw *w, const struct fgit_oid *oid, int missing)
@@ -283,19 +293,18 @@ static int reserve(void **v, size_t *alloc, size_t n, size_t sz)
 static int read_trees_chunk(size_t begin, size_t end, int worker, void *payload)
 {
 	struct bw *w = payload;
-	struct fgit_oid *ids = NULL;
+	const unsigned char **ids = NULL;
 	uint32_t *v = NULL;
 	size_t alloc = 0, ids_alloc = 0, i, j;
 	int ret = 0;
 
 	for (i = begin; i < end; i++) {
 		uint32_t bit = w->treepos[i];
-		struct fgit_tree_iter it;
-		struct fgit_tree_entry e;
 		enum fgit_object_type t;
+		const unsigned char *p, *e;
 		void *buf;
 		size_t len, n = 0;
-		int r;
+		int bad = 0;
 
 		if (fgit_odb_read(&buf, &len, &t, w->odb, &w->s->oid[bit]) < 0)
 			continue;
@@ -303,28 +312,47 @@ static int read_trees_chunk(size_t begin, size_t end, int worker, void *payload)
 			free(buf);
 			continue;
 		}
-		fgit_tree_iter_init(&it, buf, len, FGIT_HASH_SHA1);
-		while ((r = fgit_tree_iter_next(&e, &it)) > 0) {
-			if ((e.mode & 0170000) == FGIT_MODE_GITLINK)
+		/* "<octal mode> <name>\0<20-byte id>"; anything odd is left to
+		 * fill_tree's fgit_tree_iter, which says what is wrong */
+		for (p = buf, e = p + len; p < e;) {
+			const unsigned char *nul;
+			unsigned int mode = 0;
+
+			if ((size_t)(e - p) < 24 || *p == ' ' ||
+			    !(nul = memchr(p, '\0', (size_t)(e - p) - 20))) {
+				bad = 1;
+				break;
+			}
+			for (; p < nul && *p != ' '; p++) {
+				if (*p < '0' || *p > '7' || mode > (~0u >> 3))
+					break;
+				mode = (mode << 3) | (unsigned)(*p - '0');
+			}
+			if (p == nul || *p != ' ' || p + 1 == nul) {
+				bad = 1;
+				break;
+			}
+			p = nul + 21;
+			if ((mode & 0170000) == FGIT_MODE_GITLINK)
 				continue;
 			if ((ret = reserve((void **)&ids, &ids_alloc, n + 1, sizeof(*ids))) < 0 ||
 			    (ret = reserve((void **)&v, &alloc, n + 1, sizeof(*v))) < 0)
 				break;
-			ids[n] = e.oid;
-			v[n++] = fgit_mode_is_tree(e.mode) ? KID_TREE : 0;
-			__builtin_prefetch(&w->ht[slot_of(w, &e.oid)]);
+			ids[n] = nul + 1;
+			v[n++] = fgit_mode_is_tree(mode) ? KID_TREE : 0;
+			__builtin_prefetch(&w->ht[slot_of_raw(w, nul + 1)]);
+		}
+		for (j = 0; !ret && !bad && j < n; j++) {
+			long pos = lookup_raw(w, ids[j]);
+			if (pos < 0)
+				bad = 1;
+			else
+				v[j] |= (uint32_t)pos;
 		}
 		free(buf);
 		if (ret < 0)
 			break;
-		for (j = 0; !r && j < n; j++) {
-			long p = lookup(w, &ids[j]);
-			if (p < 0)
-				r = -1;
-			else
-				v[j] |= (uint32_t)p;
-		}
-		if (r < 0)
+		if (bad)
 			continue;
 		if (!(w->kids[bit] = malloc((n + 1) * sizeof(uint32_t)))) {
 			ret = FGIT_ENOMEM;

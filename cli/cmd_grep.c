@@ -728,20 +728,36 @@ static struct fgit_grep **matchers;
 static size_t nmatchers;
 static __thread struct fgit_grep *my_matcher;
 
+/*
+ * Remember a thread's own object in *arr (under matchers_lock) so that the
+ * main thread frees it at the end: 0, or -1 when out of memory (the caller
+ * frees p itself).
+ */
+static int keep_for_exit(void *arr, size_t *n, void *p)
+{
+	void ***a = arr, **grown;
+
+	pthread_mutex_lock(&matchers_lock);
+	grown = realloc(*a, (*n + 1) * sizeof(**a));
+	if (grown) {
+		*a = grown;
+		grown[(*n)++] = p;
+	}
+	pthread_mutex_unlock(&matchers_lock);
+	return grown ? 0 : -1;
+}
+
 static struct fgit_grep *thread_matcher(void)
 {
-	if (!my_matcher) {
-		struct fgit_grep *g;
-		if (fgit_grep_dup(&g, matcher))
-			return NULL;
-		pthread_mutex_lock(&matchers_lock);
-		matchers = realloc(matchers, (nmatchers + 1) * sizeof(*matchers));
-		if (matchers)
-			matchers[nmatchers++] = g;
-		pthread_mutex_unlock(&matchers_lock);
-		my_matcher = g;
+	struct fgit_grep *g;
+
+	if (my_matcher || fgit_grep_dup(&g, matcher))
+		return my_matcher;
+	if (keep_for_exit(&matchers, &nmatchers, g) < 0) {
+		fgit_grep_free(g);
+		return NULL;
 	}
-	return my_matcher;
+	return my_matcher = g;
 }
 
 /*
@@ -755,25 +771,16 @@ static size_t nblobs;
 
 static struct fgit_buf *thread_blob(void)
 {
-	if (!my_blob) {
-		struct fgit_buf *b = malloc(sizeof(*b)), **nb;
-		if (!b)
-			return NULL;
-		fgit_buf_init(b, 0);
-		pthread_mutex_lock(&matchers_lock);
-		nb = realloc(blobs, (nblobs + 1) * sizeof(*blobs));
-		if (nb) {
-			blobs = nb;
-			blobs[nblobs++] = b;
-		}
-		pthread_mutex_unlock(&matchers_lock);
-		if (!nb) {
-			free(b);
-			return NULL;
-		}
-		my_blob = b;
+	struct fgit_buf *b;
+
+	if (my_blob || !(b = malloc(sizeof(*b))))
+		return my_blob;
+	fgit_buf_init(b, 0);
+	if (keep_for_exit(&blobs, &nblobs, b) < 0) {
+		free(b);
+		return NULL;
 	}
-	return my_blob;
+	return my_blob = b;
 }
 
 static void set_slot_error(struct slot *s, int r)
@@ -789,18 +796,15 @@ static __thread struct fgit_grep_reader *my_reader;
 
 static struct fgit_grep_reader *thread_reader(void)
 {
-	struct fgit_grep_reader **n;
+	struct fgit_grep_reader *rd;
 
-	if (my_reader || fgit_grep_reader_new(&my_reader))
+	if (my_reader || fgit_grep_reader_new(&rd))
 		return my_reader;
-	pthread_mutex_lock(&matchers_lock);
-	n = realloc(readers, (nreaders + 1) * sizeof(*readers));
-	if (n) {
-		readers = n;
-		readers[nreaders++] = my_reader;
+	if (keep_for_exit(&readers, &nreaders, rd) < 0) {
+		fgit_grep_reader_free(rd);
+		return NULL;
 	}
-	pthread_mutex_unlock(&matchers_lock);
-	return my_reader;
+	return my_reader = rd;
 }
 
 static void work(size_t i, void *slotp, void *payload)

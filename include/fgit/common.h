@@ -49,4 +49,11 @@ int fgit_error_errno(int code, const char *fmt, ...)
 /* Clear this thread's error. */
 void fgit_error_clear(void);
 
+/*
+ * Write all len bytes to fd, retrying short writes and EINTR.  Returns 0,
+ * or -1 with errno set (EIO when write() made no progress); the caller
+ * words the error, as each knows what it was writing.
+ */
+int fgit_write_all(int fd, const void *data, size_t len);
+
 #endif

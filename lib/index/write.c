@@ -139,19 +139,6 @@ struct front {
 	struct fgit_buf link;
 };
 
-static int write_all(int fd, const unsigned char *data, size_t len)
-{
-	size_t done = 0;
-	while (done < len) {
-		ssize_t n = write(fd, data + done, len - done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		done += (size_t)n;
-	}
-	return 0;
-}
 
 /*
  * With fd >= 0 the index is written to fd as it is built: whatever the
@@ -169,7 +156,7 @@ static int serialize(unsigned char **out, size_t *outlen, struct fgit_index *idx
 static int flush_out(struct fgit_buf *b, struct fgit_hash_ctx *ctx, int fd, size_t *flushed)
 {
 	fgit_checksum_update(ctx, b->ptr, b->len);
-	if (write_all(fd, (const unsigned char *)b->ptr, b->len) < 0)
+	if (fgit_write_all(fd, (const unsigned char *)b->ptr, b->len) < 0)
 		return fgit_error_errno(FGIT_ERROR, "unable to write new index file");
 	*flushed += b->len;
 	fgit_buf_reset(b);
@@ -350,7 +337,7 @@ no_extensions:
 	fgit_checksum_final(sum, &ctx);
 	if ((ret = fgit_buf_add(&b, sum, rawsz)) < 0)
 		goto out;
-	if (fd >= 0 && write_all(fd, (const unsigned char *)b.ptr, b.len) < 0) {
+	if (fd >= 0 && fgit_write_all(fd, (const unsigned char *)b.ptr, b.len) < 0) {
 		ret = fgit_error_errno(FGIT_ERROR, "unable to write new index file");
 		goto out;
 	}
@@ -423,7 +410,7 @@ static int write_shared(struct fgit_index *idx, const char *path,
 		ret = fgit_error_errno(FGIT_ERROR, "unable to create '%s'", tmp.ptr);
 		goto out;
 	}
-	if (fchmod(fd, 0644) < 0 || write_all(fd, data, len) < 0 || close(fd) < 0) {
+	if (fchmod(fd, 0644) < 0 || fgit_write_all(fd, data, len) < 0 || close(fd) < 0) {
 		fd = -1;
 		ret = fgit_error_errno(FGIT_ERROR, "unable to write '%s'", tmp.ptr);
 		unlink(tmp.ptr);

@@ -385,20 +385,6 @@ static int compression_level(const struct fgit_odb *odb)
 	return l;
 }
 
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-	while (len) {
-		ssize_t n = write(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
 
 /* Create a temporary file in the object's fan-out directory. */
 static int open_tmp(char *tmp, size_t tmpsz, const char *final_path)
@@ -532,7 +518,7 @@ int odb_loose_write_buf(struct fgit_odb *odb, const struct fgit_oid *oid,
 		r = fd;
 		goto out;
 	}
-	if (write_all(fd, z, zlen) < 0) {
+	if (fgit_write_all(fd, z, zlen) < 0) {
 		r = fgit_error_errno(FGIT_ERROR, "unable to write loose object file");
 		close(fd);
 		unlink(tmp);
@@ -599,7 +585,7 @@ int odb_loose_write_fd(struct fgit_oid *out, struct fgit_odb *odb,
 			zs.next_out = obuf;
 			zs.avail_out = sizeof(obuf);
 			zr = deflate(&zs, flush);
-			if (write_all(fd, obuf, sizeof(obuf) - zs.avail_out) < 0) {
+			if (fgit_write_all(fd, obuf, sizeof(obuf) - zs.avail_out) < 0) {
 				r = fgit_error_errno(FGIT_ERROR, "unable to write loose object file");
 				goto fail_z;
 			}

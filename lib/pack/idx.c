@@ -313,17 +313,8 @@ int fgit_pack_write_file(const char *path, const void *data, size_t len, unsigne
 		free(tmp);
 		return ret;
 	}
-	while (len) {
-		ssize_t w = write(fd, c, len);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0) {
-			ret = fgit_error_errno(FGIT_ERROR, "unable to write '%s'", tmp);
-			break;
-		}
-		c += w;
-		len -= (size_t)w;
-	}
+	if (fgit_write_all(fd, c, len) < 0)
+		ret = fgit_error_errno(FGIT_ERROR, "unable to write '%s'", tmp);
 	if (!ret && fchmod(fd, mode))
 		ret = fgit_error_errno(FGIT_ERROR, "unable to chmod '%s'", tmp);
 	if (close(fd) && !ret)

@@ -163,19 +163,11 @@ static int bad_object(uint64_t off, const char *fmt, ...)
 			      (unsigned long long)off, msg);
 }
 
-static int write_all(int fd, const void *p, size_t n)
+
+static int pack_write(int fd, const void *p, size_t n)
 {
-	const char *c = p;
-	while (n) {
-		ssize_t w = write(fd, c, n);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return fgit_error_errno(FGIT_ERROR, "write error on pack file");
-		}
-		c += w;
-		n -= (size_t)w;
-	}
+	if (fgit_write_all(fd, p, n) < 0)
+		return fgit_error_errno(FGIT_ERROR, "write error on pack file");
 	return 0;
 }
 
@@ -231,7 +223,7 @@ static int flush_consumed(struct reader *r)
 	if (!n)
 		return 0;
 	fgit_checksum_update(&r->csum, r->buf + r->hashed, n);
-	if (r->copy_fd >= 0 && write_all(r->copy_fd, r->buf + r->hashed, n))
+	if (r->copy_fd >= 0 && pack_write(r->copy_fd, r->buf + r->hashed, n))
 		return -1;
 	r->hashed = r->pos;
 	return 0;
@@ -752,7 +744,7 @@ static int run_pass1(struct pass1 *p, const struct fgit_index_pack_options *opts
 	if (memcmp(computed, r->buf + r->pos, ix->rawsz))
 		return fgit_error_set(FGIT_EINVALID, "pack is corrupted (SHA1 mismatch)");
 	memcpy(ix->pack_hash, computed, ix->rawsz);
-	if (r->copy_fd >= 0 && write_all(r->copy_fd, r->buf + r->pos, ix->rawsz))
+	if (r->copy_fd >= 0 && pack_write(r->copy_fd, r->buf + r->pos, ix->rawsz))
 		return -1;
 	r->pos += ix->rawsz;
 	r->hashed = r->pos;

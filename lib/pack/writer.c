@@ -24,17 +24,11 @@ int pw_init(struct pack_writer *w, int fd, int algo)
 	return 0;
 }
 
-static int write_all(int fd, const unsigned char *p, size_t n)
+
+static int pw_write(int fd, const void *p, size_t n)
 {
-	size_t off = 0;
-	while (off < n) {
-		ssize_t k = write(fd, p + off, n - off);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return fgit_error_errno(FGIT_ERROR, "pack-objects died of signal");
-		off += (size_t)k;
-	}
+	if (fgit_write_all(fd, p, n) < 0)
+		return fgit_error_errno(FGIT_ERROR, "pack-objects died of signal");
 	return 0;
 }
 
@@ -42,7 +36,7 @@ static int pw_flush(struct pack_writer *w)
 {
 	int ret;
 	fgit_checksum_update(&w->sha, w->p, w->len);
-	ret = write_all(w->fd, w->p, w->len);
+	ret = pw_write(w->fd, w->p, w->len);
 	w->len = 0;
 	return ret;
 }
@@ -73,7 +67,7 @@ int pw_finish(struct pack_writer *w, unsigned char *hash_out, size_t rawsz)
 	if (w->len && (ret = pw_flush(w)) < 0)
 		return ret;
 	fgit_checksum_final(hash_out, &w->sha);
-	if ((ret = write_all(w->fd, hash_out, rawsz)) < 0)
+	if ((ret = pw_write(w->fd, hash_out, rawsz)) < 0)
 		return ret;
 	w->total += rawsz;
 	return 0;

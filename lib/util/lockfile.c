@@ -193,19 +193,9 @@ const char *fgit_lockfile_target(const struct fgit_lockfile *lk)
 
 int fgit_lockfile_write(struct fgit_lockfile *lk, const void *data, size_t len)
 {
-	const char *p = data;
-
-	while (len) {
-		ssize_t w = write(lk->fd, p, len);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return fgit_error_errno(FGIT_ERROR, "could not write to '%s'",
-						lk->lock_path);
-		}
-		p += w;
-		len -= (size_t)w;
-	}
+	if (fgit_write_all(lk->fd, data, len) < 0)
+		return fgit_error_errno(FGIT_ERROR, "could not write to '%s'",
+					lk->lock_path);
 	return 0;
 }
 

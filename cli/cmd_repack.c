@@ -80,10 +80,9 @@ CLI_CMD(repack)
 	if (write_midx && write_bitmaps > 0)
 		die_unimplemented("repack", "--write-midx with --write-bitmap-index "
 				  "(multi-pack bitmaps)");
-	if (write_midx)
-		die_unimplemented("repack", "--write-midx");
 	ro.write_bitmap = write_bitmaps != 0 && !write_midx;
 	ro.pack_kept_objects = write_bitmaps > 0 && !write_midx;
+	ro.write_midx = write_midx;
 	if (!fgit_config_get_bool(&v, cfg, "pack.writebitmaphashcache"))
 		ro.bitmap_hash_cache = v;
 	if (!fgit_config_get_bool(&v, cfg, "repack.usedeltabaseoffset"))

@@ -9,12 +9,15 @@
  * a push sends) are resolved from the repository.  Objects git already
  * has are left alone; bytes after the pack trailer are copied to stdout.
  *
- * A difference from git, on purpose: without -r a pack that does not
- * verify (wrong trailer checksum, a corrupt entry, truncated) writes
- * nothing; git writes every object before the damage first.  With -r
- * (recover) the pack goes through lib/pack/unpack.c instead, one entry at
- * a time as git reads it: bad entries are reported and stepped over, and
- * the objects written are git's, whatever the damage.
+ * A pack that does not verify (wrong trailer checksum, a corrupt entry,
+ * truncated) is read again from that temporary file (the indexer copies
+ * every byte it read there) and the rest of stdin, through
+ * lib/pack/unpack.c, one entry at a time as git reads it: the objects
+ * before the damage are written, and git's message and exit code end the
+ * run.  With -r (recover) the pack goes through lib/pack/unpack.c from
+ * the start: bad entries are reported and stepped over, and the objects
+ * written are git's, whatever the damage.  --strict without -r still
+ * writes nothing from a damaged pack (git writes its blobs).
  *
  * --strict checks every object with fsck's rules; blobs are written as
  * they come, other objects only once every object they point to is known
@@ -121,21 +124,31 @@ static void print_error(const char *msg, void *payload)
 	error("%s", msg);
 }
 
-/* -r: git's sequential reading, which steps over damaged entries. */
-static int unpack_recover(struct fgit_odb *odb, int dry_run, int quiet)
+/*
+ * git's sequential reading (lib/pack/unpack.c): with -r it steps over
+ * damaged entries; without, it writes what comes before the damage and
+ * stops there as git does.  prefix_fd (or -1) holds the start of the
+ * stream, already read from stdin.
+ */
+static int unpack_sequential(struct fgit_odb *odb, int recover, int dry_run, int quiet,
+			     int prefix_fd)
 {
 	struct fgit_unpack_options o = FGIT_UNPACK_OPTIONS_INIT;
 	struct fgit_unpack_result res;
 	int64_t v;
 
-	o.flags = FGIT_UNPACK_RECOVER | (dry_run ? FGIT_UNPACK_DRY_RUN : 0);
+	o.flags = (recover ? FGIT_UNPACK_RECOVER : 0) | (dry_run ? FGIT_UNPACK_DRY_RUN : 0);
 	o.odb = odb;
+	o.prefix_fd = prefix_fd;
 	if (!fgit_config_get_int64(&v, cli_config(), "core.bigfilethreshold") && v > 0)
 		o.big_file_threshold = (uint64_t)v;
-	o.progress_fd = !quiet && isatty(2) ? 2 : -1;
+	o.progress_fd = !quiet && prefix_fd < 0 && isatty(2) ? 2 : -1;
 	o.error_cb = print_error;
-	if (fgit_unpack_stream(&res, 0, &o))
+	if (fgit_unpack_stream(&res, 0, &o)) {
+		if (res.stopped)
+			exit(1);	/* git: the entry's error line, then exit 1 */
 		die_last();
+	}
 	if (res.leftover_len && fwrite(res.leftover, 1, res.leftover_len, stdout) !=
 	    res.leftover_len)
 		die_errno("write error");
@@ -193,7 +206,7 @@ CLI_CMD(unpack_objects)
 	if (recover && u.strict)
 		die_unimplemented("unpack-objects", "-r with --strict");
 	if (recover)
-		return unpack_recover(u.odb, u.dry_run, quiet);
+		return unpack_sequential(u.odb, 1, u.dry_run, quiet, -1);
 	pthread_mutex_init(&u.lock, NULL);
 	if (u.strict && fgit_pack_checker_new(&u.checker, FGIT_HASH_SHA1, print_warning, NULL))
 		die_last();
@@ -208,8 +221,22 @@ CLI_CMD(unpack_objects)
 	iopts.progress_title = "Unpacking objects";
 	iopts.warn = NULL;
 	r = fgit_indexer_run(&ix, 0, fd, &iopts);
+	if (r && !u.strict) {
+		/*
+		 * A damaged stream: git writes every object before the damage,
+		 * then stops with its own words.  The indexer kept each byte
+		 * it read in fd: read the stream again, git's way.
+		 */
+		if (lseek(fd, 0, SEEK_SET) < 0)
+			die_errno("cannot read back the pack");
+		fgit_error_clear();
+		r = unpack_sequential(u.odb, 0, u.dry_run, 1, fd);
+		close(fd);
+		return r;
+	}
 	close(fd);
 	if (r) {
+		/* --strict (no replay: held objects are not written) */
 		const char *msg = fgit_error_last();
 		if (u.fsck_failed) {
 			error("%s", msg);

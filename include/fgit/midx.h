@@ -111,6 +111,14 @@ int fgit_midx_verify(const char *objects_dir, const struct fgit_midx_options *op
  * (unless .keep) and rewrite the midx without them.  0, 1 or negative. */
 int fgit_midx_expire(const char *objects_dir, const struct fgit_midx_options *opts);
 
+/*
+ * git's remove_redundant_pack: before pack_path (pack-X.pack, a path or a
+ * name) is deleted, the multi-pack-index of objects_dir goes (with its
+ * bitmaps and .rev files) if it names that pack.  1 if it went, 0 if there
+ * is none or it does not name the pack, negative on error.
+ */
+int fgit_midx_drop_if_names(const char *objects_dir, int algo, const char *pack_path);
+
 struct fgit_odb;
 struct fgit_pack_objects_options;
 struct fgit_pack_objects_stats;

@@ -42,7 +42,9 @@ enum fgit_index_pack_flags {
 	/* Only the first meter (unpack-objects' "Unpacking objects"). */
 	FGIT_INDEX_PACK_ONE_METER = 1 << 3,
 	/* Read in_fd as a stream even when it is a file: bytes after the
-	 * trailer are leftover (fgit_indexer_leftover), not "junk". */
+	 * trailer are leftover (fgit_indexer_leftover), not "junk".  If the
+	 * first pass fails, copy_fd still receives every byte read from
+	 * in_fd, so the stream can be read again from copy_fd then in_fd. */
 	FGIT_INDEX_PACK_STREAM = 1 << 4,
 };
 
@@ -237,9 +239,12 @@ struct fgit_unpack_options {
 	/* git's "error:" lines (without the prefix), in order; may be NULL */
 	void (*error_cb)(const char *msg, void *payload);
 	void *payload;
+	/* read this to its end before fd (the start of a stream another
+	 * reader has already consumed); -1: none */
+	int prefix_fd;
 };
 #define FGIT_UNPACK_OPTIONS_VERSION 1
-#define FGIT_UNPACK_OPTIONS_INIT { FGIT_UNPACK_OPTIONS_VERSION, 0, NULL, 0, -1, NULL, NULL }
+#define FGIT_UNPACK_OPTIONS_INIT { FGIT_UNPACK_OPTIONS_VERSION, 0, NULL, 0, -1, NULL, NULL, -1 }
 
 struct fgit_unpack_result {
 	/* error lines reported: git then exits 1 */

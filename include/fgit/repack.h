@@ -3,7 +3,8 @@
  * pack-objects child): everything reachable from refs, reflogs and the
  * index is walked and packed by lib/pack/objects.c, old packs and packed
  * loose objects removed, and the files dumb transports read
- * (objects/info/packs, info/refs) updated.  Also update-server-info and
+ * (objects/info/packs, info/refs) updated; a multi-pack-index naming a
+ * deleted pack is removed, or (write_midx) rewritten over what is left.  Also update-server-info and
  * prune-packed on their own.
  *
  * Not thread-safe against other writers of the same repository beyond
@@ -39,11 +40,14 @@ struct fgit_repack_options {
 	int bitmap_hash_cache;		/* pack.writeBitmapHashCache (1) */
 	int pack_kept_objects;		/* --pack-kept-objects: .keep packs'
 					 * objects are packed too */
+	/* --write-midx: a multi-pack-index over the packs left (the new
+	 * one, kept ones, old ones not deleted); no midx bitmap */
+	int write_midx;
 };
 #define FGIT_REPACK_OPTIONS_VERSION 1
 #define FGIT_REPACK_OPTIONS_INIT \
 	{ FGIT_REPACK_OPTIONS_VERSION, 0, 0, 0, 0, 1, 0, NULL, FGIT_PACK_OBJECTS_OPTIONS_INIT, \
-	  0, 1, 0 }
+	  0, 1, 0, 0 }
 
 struct fgit_repack_result {
 	char pack[FGIT_MAX_HEXSZ + 1];	/* hash of the pack written; "" if none */

@@ -175,7 +175,10 @@ void fgit_worktree_fill_stat(struct fgit_index_entry *e, const struct stat *st,
  * git's rules: an entry that is not a directory, has no or an unreadable
  * or empty gitdir file, or whose gitdir points to a missing location
  * while its index is older than expire (or missing) is removed, unless a
- * "locked" file is there; then worktrees/ itself if empty.  cb (may be
+ * "locked" file is there; of the entries kept, one whose gitdir names the
+ * same path as the main worktree's git dir or as another entry's with a
+ * smaller id goes too ("duplicate entry"); then worktrees/ itself if
+ * empty.  cb (may be
  * NULL) gets each id with git's reason ("gitdir file points to
  * non-existent location", ...) before it goes; dry_run (-n) only reports.
  * 0, or a negative error (message set) when a directory cannot be read

@@ -394,32 +394,17 @@ static int repack(struct gc *g, int all, int64_t unpack_expire)
 			goto out;
 	}
 	if (all) {
-		/* -d: the old packs go (not kept ones, not the one just written) */
-		struct fgit_midx *m = NULL;
-		struct fgit_buf mp = FGIT_BUF_INIT;
-		int clear_midx = 0;
-		fgit_buf_addf(&mp, "%s/pack/multi-pack-index", g->objdir);
-		if (fgit_midx_open(&m, mp.ptr, fgit_odb_algo(g->odb)) < 0)
-			m = NULL;
-		fgit_error_clear();
+		/* -d: the old packs go (not kept ones, not the one just written),
+		 * and the midx with the first one it names */
 		for (i = 0; i < nold; i++) {
 			const char *nm = strrchr(old[i].path, '/') + 1;
 			if (old[i].keep || (hex[0] && strstr(nm, hex)))
 				continue;
-			if (m) {
-				struct fgit_buf in = FGIT_BUF_INIT;
-				fgit_buf_add(&in, nm, strlen(nm) - 5);
-				fgit_buf_adds(&in, ".idx");
-				if (fgit_midx_pack_index(m, in.ptr) >= 0)
-					clear_midx = 1;
-				fgit_buf_release(&in);
-			}
+			if ((r = fgit_midx_drop_if_names(g->objdir, fgit_odb_algo(g->odb),
+							 old[i].path)) < 0)
+				goto out;
 			unlink_pack_files(old[i].path);
 		}
-		fgit_midx_free(m);
-		if (clear_midx)
-			unlink(mp.ptr);
-		fgit_buf_release(&mp);
 	}
 	if ((r = fgit_odb_refresh(g->odb)) < 0)
 		goto out;

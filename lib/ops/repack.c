@@ -19,6 +19,7 @@
 #include "fgit/common.h"
 #include "fgit/index.h"
 #include "fgit/lockfile.h"
+#include "fgit/midx.h"
 #include "fgit/object.h"
 #include "fgit/odb.h"
 #include "fgit/pack.h"
@@ -37,6 +38,14 @@ static int has_suffix(const char *s, const char *suf)
 {
 	size_t a = strlen(s), b = strlen(suf);
 	return a >= b && !strcmp(s + a - b, suf);
+}
+
+/* base is "pack-<hex>.pack" (hex not empty). */
+static int is_pack_named(const char *base, const char *hex)
+{
+	size_t n = strlen(hex);
+	return n && !strncmp(base, "pack-", 5) && !strncmp(base + 5, hex, n) &&
+	       !strcmp(base + 5 + n, ".pack");
 }
 
 /* path with ".pack" replaced by ext (malloc'd). */
@@ -125,6 +134,56 @@ static int loosen_pack(struct fgit_odb *odb, struct fgit_packer *pk, const char 
 	fgit_buf_release(&idx);
 	free(idx_path);
 	return ret < 0 ? ret : 0;
+}
+
+/*
+ * git's repack --write-midx: a midx over the new pack, the kept packs and
+ * the old packs that stay (all of them unless -ad deletes them), given
+ * by name as git's `multi-pack-index write --stdin-packs`.
+ */
+static int write_midx(struct fgit_odb *odb, const struct old_pack *old, size_t nold,
+		      const char *new_pack, int deleting, const struct fgit_repack_options *opts)
+{
+	struct fgit_midx_options mo = FGIT_MIDX_OPTIONS_INIT;
+	const char *objdir = fgit_odb_path(odb);
+	size_t dirlen = strlen(objdir), n = 0, i;
+	char **names = calloc(nold + 1, sizeof(*names));
+	int ret = 0;
+
+	if (!names)
+		return fgit_error_set(FGIT_ENOMEM, "out of memory");
+	for (i = 0; i < nold; i++) {
+		const char *p = old[i].path, *b = strrchr(p, '/');
+		/* local packs only (objects_dir/pack/<name>), the new one once */
+		if (!b || (size_t)(b - p) != dirlen + 5 || strncmp(p, objdir, dirlen) ||
+		    strncmp(p + dirlen, "/pack/", 6))
+			continue;
+		if ((deleting && !old[i].kept) ||
+		    is_pack_named(b + 1, new_pack))
+			continue;
+		if (!(names[n] = sibling(b + 1, ".idx"))) {
+			ret = fgit_error_set(FGIT_ENOMEM, "out of memory");
+			goto out;
+		}
+		n++;
+	}
+	if (*new_pack && asprintf(&names[n++], "pack-%s.idx", new_pack) < 0) {
+		names[--n] = NULL;
+		ret = fgit_error_set(FGIT_ENOMEM, "out of memory");
+		goto out;
+	}
+	mo.algo = fgit_odb_algo(odb);
+	mo.only_packs = (const char *const *)names;
+	mo.nr_only_packs = n;
+	mo.progress_fd = opts->pack.progress ? opts->pack.progress_fd : -1;
+	ret = fgit_midx_write(objdir, &mo);
+	if (ret > 0)	/* reported already: git's repack stops there */
+		ret = fgit_error_set(FGIT_ERROR, "could not write multi-pack-index");
+out:
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return ret;
 }
 
 static int load_index(struct fgit_index **out, struct fgit_repo *repo)
@@ -236,17 +295,21 @@ int fgit_repack(struct fgit_repack_result *out, struct fgit_repo *repo,
 		fgit_packer_stats(&out->stats, pk);
 	}
 
+	if (opts->write_midx &&
+	    (ret = write_midx(odb, old, nold, out->pack, opts->delete_redundant && all, opts)) < 0)
+		goto out;
 	if (opts->delete_redundant && all) {
 		for (i = 0; i < nold; i++) {
 			const char *b = strrchr(old[i].path, '/');
 			b = b ? b + 1 : old[i].path;
 			if (old[i].kept)
 				continue;
-			if (out->pack[0] && !strncmp(b, "pack-", 5) &&
-			    !strncmp(b + 5, out->pack, strlen(out->pack)) &&
-			    !strcmp(b + 5 + strlen(out->pack), ".pack"))
+			if (is_pack_named(b, out->pack))
 				continue;	/* the same pack again */
 			if (opts->loosen_unreachable && (ret = loosen_pack(odb, pk, old[i].path)) < 0)
+				goto out;
+			if ((ret = fgit_midx_drop_if_names(fgit_odb_path(odb), fgit_odb_algo(odb),
+							   old[i].path)) < 0)
 				goto out;
 			remove_pack_files(old[i].path);
 		}

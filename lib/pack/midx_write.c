@@ -751,6 +751,42 @@ out:
 	return r;
 }
 
+/* ---- dropping a midx that names a pack about to go ---- */
+
+int fgit_midx_drop_if_names(const char *objdir, int algo, const char *pack_path)
+{
+	struct fgit_buf mp = FGIT_BUF_INIT, name = FGIT_BUF_INIT;
+	struct fgit_midx *m = NULL;
+	const char *b = strrchr(pack_path, '/');
+	int r;
+
+	b = b ? b + 1 : pack_path;
+	if (fgit_buf_addf(&mp, "%s/pack/multi-pack-index", objdir) ||
+	    fgit_buf_add(&name, b, str_ends(b, ".pack") ? strlen(b) - 5 : strlen(b)) ||
+	    fgit_buf_adds(&name, ".idx")) {
+		r = fgit_error_set(FGIT_ENOMEM, "out of memory");
+		goto out;
+	}
+	r = fgit_midx_open(&m, mp.ptr, algo);
+	if (r < 0) {
+		/* none, or one git would not read either: nothing to keep */
+		fgit_error_clear();
+		r = 0;
+		goto out;
+	}
+	r = fgit_midx_pack_index(m, name.ptr) >= 0;
+	fgit_midx_free(m);
+	if (r) {
+		unlink(mp.ptr);
+		clear_midx_files(objdir, ".bitmap");
+		clear_midx_files(objdir, ".rev");
+	}
+out:
+	fgit_buf_release(&mp);
+	fgit_buf_release(&name);
+	return r;
+}
+
 /* ---- expire ---- */
 
 /* Remove a pack and its companions, unless it has a .keep (git's

@@ -57,7 +57,7 @@ struct unpacker {
 	struct fgit_unpack_result *res;
 	int algo;
 	size_t rawsz;
-	int fd;
+	int fd, prefix_done;
 	unsigned char win[WINDOW];
 	size_t off, len;	/* unconsumed bytes: win[off .. off + len) */
 	uint64_t consumed;
@@ -107,11 +107,16 @@ static int fill(struct unpacker *u, size_t min)
 		u->off = 0;
 	}
 	do {
-		ssize_t n = read(u->fd, u->win + u->len, WINDOW - u->len);
+		int from = u->opts->prefix_fd >= 0 && !u->prefix_done ? u->opts->prefix_fd : u->fd;
+		ssize_t n = read(from, u->win + u->len, WINDOW - u->len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
 			return fgit_error_errno(FGIT_ERROR, "read error on input");
+		if (!n && from != u->fd) {
+			u->prefix_done = 1;
+			continue;
+		}
 		if (!n)
 			return fgit_error_set(FGIT_EINVALID, "early EOF");
 		u->len += (size_t)n;

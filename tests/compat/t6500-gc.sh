@@ -142,6 +142,22 @@ worktrees()
 	mkdir .git/worktrees/no-gitdir && echo junk >.git/worktrees/not-a-dir &&
 	mkdir .git/worktrees/empty-gitdir && : >.git/worktrees/empty-gitdir/gitdir
 }
+# duplicate entries: two ids whose gitdir names one worktree, one naming
+# the main repository's git dir, a locked copy (kept, not compared)
+worktrees_dup()
+{
+	base_repo && git worktree add -q wt-a && git worktree add -q wt-b &&
+	cp -r .git/worktrees/wt-a .git/worktrees/wt-a2 &&
+	cp -r .git/worktrees/wt-a .git/worktrees/a0 &&
+	cp -r .git/worktrees/wt-b .git/worktrees/wt-main &&
+	echo "$PWD/.git" >.git/worktrees/wt-main/gitdir &&
+	cp -r .git/worktrees/wt-b .git/worktrees/wt-b-locked &&
+	: >.git/worktrees/wt-b-locked/locked
+}
+test_expect_success 'gc prunes duplicate worktree entries as git' '
+	gc_case worktrees_dup gc && ls w.git/.git/worktrees >l1 && ls w/.git/worktrees >l2 &&
+	cmp l1 l2 && ! test -d w/.git/worktrees/wt-a2 && test -d w/.git/worktrees/wt-b-locked
+'
 test_expect_success 'gc prunes worktrees as git worktree prune --expire 3.months.ago' '
 	gc_case worktrees gc && ls w.git/.git/worktrees >l1 && ls w/.git/worktrees >l2 &&
 	cmp l1 l2 && test -d w/.git/worktrees/wt-new &&

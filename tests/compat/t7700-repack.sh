@@ -3,7 +3,8 @@
 # the same objects afterwards (cat-file --batch-all-objects), the same
 # packs/loose counts, info/refs and objects/info/packs alike, .keep
 # honoured, git fsck --strict happy; -adf pack size within 2% of git's;
-# -b writes a bitmap git verifies (more in t5310).
+# -b writes a bitmap git verifies (more in t5310); --write-midx a midx over
+# the same number of packs that git verifies; -ad drops a stale midx.
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib.sh"
 
@@ -74,7 +75,40 @@ test_expect_success 'repack -adb, .keep packs packed into it, bitmap git verifie
 	git -C "$TRASH/w" rev-list --test-bitmap HEAD >"$TRASH/tb" 2>&1 && grep -q "^OK!" "$TRASH/tb"'
 test_expect_success 'repack -b without -a: git fatal' '
 	compare_write setup repack -b -q && cmp "$CMP/git.err" "$CMP/fgit.err"'
+# three packs and a midx over them
+midx_setup() { setup && for f in m1 m2; do echo $f >$f && git add $f &&
+	git commit -q -m $f && git repack -q || return 1; done &&
+	git multi-pack-index write; }
+# midx_same ARGS...: repack_same, then a midx in both or neither, naming as
+# many packs, that git verifies
+midx_same()
+{
+	repack_same "$@" || return 1
+	g=$(od -An -tu1 -j8 -N4 "$TRASH/w.git/.git/objects/pack/multi-pack-index" 2>/dev/null)
+	f=$(od -An -tu1 -j8 -N4 "$TRASH/w/.git/objects/pack/multi-pack-index" 2>/dev/null)
+	[ "$g" = "$f" ] || { echo "midx packs: git $g fgit $f"; return 1; }
+	[ -z "$f" ] || git -C "$TRASH/w" multi-pack-index verify --no-progress
+}
+test_expect_success 'repack --write-midx: incremental, -a, -ad, -Ad, nothing new' '
+	midx_same --write-midx -q && midx_same -a --write-midx -q &&
+	midx_same -ad --write-midx -q && midx_same -Ad --write-midx -q &&
+	midx_same -d --write-midx -q &&
+	compare_write midx_setup repack -ad --write-midx && cmp "$CMP/git.err" "$CMP/fgit.err" &&
+	compare_write midx_setup repack -ad --write-midx'
+test_expect_success 'repack --write-midx over several packs and a midx, .keep packs' '
+	compare_write midx_setup repack --write-midx -q && state "$TRASH/w.git" >"$TRASH/gs" &&
+	state "$TRASH/w" >"$TRASH/fs" && cmp "$TRASH/gs" "$TRASH/fs" &&
+	git -C "$TRASH/w" multi-pack-index verify --no-progress &&
+	compare_write midx_setup repack -ad --write-midx -q && state "$TRASH/w.git" >"$TRASH/gs" &&
+	state "$TRASH/w" >"$TRASH/fs" && cmp "$TRASH/gs" "$TRASH/fs" &&
+	git -C "$TRASH/w" multi-pack-index verify --no-progress && fsck_ok "$TRASH/w" &&
+	compare_write keep_setup repack -ad --write-midx -q && state "$TRASH/w.git" >"$TRASH/gs" &&
+	state "$TRASH/w" >"$TRASH/fs" && cmp "$TRASH/gs" "$TRASH/fs" &&
+	git -C "$TRASH/w" multi-pack-index verify --no-progress && fsck_ok "$TRASH/w"'
+test_expect_success 'repack -ad drops a midx naming a deleted pack, as git' '
+	compare_write midx_setup repack -ad -q && state "$TRASH/w.git" >"$TRASH/gs" &&
+	state "$TRASH/w" >"$TRASH/fs" && cmp "$TRASH/gs" "$TRASH/fs" && fsck_ok "$TRASH/w"'
 test_expect_success 'unimplemented options exit 129' '
-	(cd tmpl && "$FGIT" repack --write-midx; test $? = 129) &&
-	(cd tmpl && "$FGIT" repack -adb --write-midx; test $? = 129)'
+	(cd tmpl && "$FGIT" repack -adb --write-midx; test $? = 129) &&
+	(cd tmpl && "$FGIT" -c repack.writeBitmaps=true repack -ad --write-midx; test $? = 129)'
 test_done

@@ -164,6 +164,9 @@ int fgit_worktree_stat_differs(const struct fgit_index_entry *e, const struct st
 int fgit_worktree_hash_file(struct fgit_oid *out, const char *fspath,
 			    const struct stat *st, int algo);
 
+/* Fill e's stat fields from st, and nothing else (not the mode). */
+void fgit_worktree_fill_stat_data(struct fgit_index_entry *e, const struct stat *st);
+
 /* Fill e's stat fields from st (and mode from st with git's rules,
  * keeping e's mode when !trust_exec_bit or !has_symlinks). */
 void fgit_worktree_fill_stat(struct fgit_index_entry *e, const struct stat *st,

@@ -32,6 +32,7 @@
 #include "fgit/odb.h"
 #include "fgit/pathspec.h"
 #include "fgit/refs.h"
+#include "fgit/statbatch.h"
 #include "fgit/thread.h"
 
 enum result {
@@ -70,6 +71,23 @@ struct run {
 	const struct fgit_index *idx;
 	int algo;
 	int fatal;			/* a negative error that stops everything */
+	struct statq *q;		/* per worker, or NULL */
+	int wdfd;			/* the work tree, for the batches */
+};
+
+/*
+ * The jobs' lstats in io_uring batches (fgit/statbatch.h), from
+ * BATCH_MIN paths on: commit -a of the 100,000-file corpus spent most of
+ * its time entering the kernel for them.
+ */
+#define BATCH_DEPTH 256
+#define BATCH_MIN 1000
+
+struct statq {
+	struct fgit_statbatch *sb;	/* NULL: one lstat per job */
+	const char **paths;
+	struct stat *st;
+	int *err;
 };
 
 struct msg_ctx {
@@ -204,7 +222,9 @@ static int gitlink_head(struct fgit_oid *out, const char *fspath, int algo)
 	return r;
 }
 
-static void do_job(struct run *rn, struct job *j, int worker)
+/* Job j, its file lstat'ed already as *pre (error pre_err) unless pre is NULL. */
+static void do_job(struct run *rn, struct job *j, int worker, const struct stat *pre,
+		   int pre_err)
 {
 	const struct fgit_add_options *o = rn->o;
 	struct fgit_buf *fs = &rn->fs[worker], *data = &rn->data[worker];
@@ -216,7 +236,11 @@ static void do_job(struct run *rn, struct job *j, int worker)
 
 	fgit_buf_setlen(fs, rn->fs_base);
 	fgit_buf_adds(fs, j->path);
-	if (lstat(fs->ptr, &st)) {
+	if (pre) {
+		st = *pre;
+		errno = pre_err;
+	}
+	if (pre ? pre_err != 0 : lstat(fs->ptr, &st) != 0) {
 		if (o->flags & FGIT_ADD_REFRESH_ONLY)
 			return;
 		if (j->tracked && (errno == ENOENT || errno == ENOTDIR)) {
@@ -402,11 +426,64 @@ fail:
 static int work(size_t begin, size_t end, int worker, void *payload)
 {
 	struct run *rn = payload;
-	size_t i;
+	struct statq *q = rn->q ? &rn->q[worker] : NULL;
+	size_t i, k, m;
 
-	for (i = begin; i < end && !rn->fatal; i++)
-		do_job(rn, &rn->jobs[i], worker);
+	if (!q || !q->sb) {
+		for (i = begin; i < end && !rn->fatal; i++)
+			do_job(rn, &rn->jobs[i], worker, NULL, 0);
+		return 0;
+	}
+	for (i = begin; i < end && !rn->fatal; i += k) {
+		k = fgit_statbatch_depth(q->sb);
+		if (k > end - i)
+			k = end - i;
+		for (m = 0; m < k; m++)
+			q->paths[m] = rn->jobs[i + m].path;
+		fgit_statbatch_lstat(q->sb, rn->wdfd, q->paths, k, q->st, q->err);
+		for (m = 0; m < k && !rn->fatal; m++)
+			do_job(rn, &rn->jobs[i + m], worker, &q->st[m], q->err[m]);
+	}
 	return 0;
+}
+
+/* A batch per worker (none when io_uring is unavailable). */
+static void statq_init(struct run *rn, int threads)
+{
+	int k;
+
+	rn->wdfd = open(rn->o->workdir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rn->wdfd < 0 || !(rn->q = calloc((size_t)threads, sizeof(*rn->q))))
+		return;
+	for (k = 0; k < threads; k++) {
+		struct statq *q = &rn->q[k];
+
+		if (!(q->sb = fgit_statbatch_new(BATCH_DEPTH, 0)))
+			break;
+		q->paths = calloc(BATCH_DEPTH, sizeof(*q->paths));
+		q->st = calloc(BATCH_DEPTH, sizeof(*q->st));
+		q->err = calloc(BATCH_DEPTH, sizeof(*q->err));
+		if (!q->paths || !q->st || !q->err) {
+			fgit_statbatch_free(q->sb);
+			q->sb = NULL;
+			break;
+		}
+	}
+}
+
+static void statq_release(struct run *rn, int threads)
+{
+	int k;
+
+	for (k = 0; rn->q && k < threads; k++) {
+		fgit_statbatch_free(rn->q[k].sb);
+		free(rn->q[k].paths);
+		free(rn->q[k].st);
+		free(rn->q[k].err);
+	}
+	free(rn->q);
+	if (rn->wdfd >= 0)
+		close(rn->wdfd);
 }
 
 /*
@@ -447,6 +524,7 @@ int fgit_add_paths(struct fgit_index *idx, const char *const *paths, size_t n,
 	size_t i, next;
 
 	memset(&rn, 0, sizeof(rn));
+	rn.wdfd = -1;
 	rn.o = o;
 	rn.idx = idx;
 	rn.algo = fgit_index_algo(idx);
@@ -490,6 +568,8 @@ int fgit_add_paths(struct fgit_index *idx, const char *const *paths, size_t n,
 		next = pos + 1;
 	}
 	fgit_error_clear();
+	if (n >= BATCH_MIN)
+		statq_init(&rn, threads);
 	if ((ret = fgit_parallel_for(n, 0, threads, work, &rn)) < 0)
 		goto out;
 	if (rn.fatal) {
@@ -568,6 +648,7 @@ out:
 		fgit_buf_release(&rn.data[i]);
 		fgit_buf_release(&rn.conv[i]);
 	}
+	statq_release(&rn, threads);
 	free(rn.jobs);
 	free(rn.fs);
 	free(rn.data);

@@ -28,6 +28,7 @@
 #include "fgit/odb.h"
 #include "fgit/pathspec.h"
 #include "fgit/refs.h"
+#include "fgit/statbatch.h"
 #include "fgit/status.h"
 #include "fgit/thread.h"
 #include "fgit/worktree.h"
@@ -46,6 +47,13 @@
  * on a quiet machine.
  */
 #define STAT_PER_THREAD 5000
+
+/*
+ * Stat batches (fgit/statbatch.h): BATCH_DEPTH paths per io_uring_enter,
+ * from BATCH_MIN entries on (a ring costs a few system calls to set up).
+ */
+#define BATCH_DEPTH 256
+#define BATCH_MIN 1000
 
 struct vec {
 	struct fgit_status_item *v;
@@ -89,6 +97,9 @@ struct wt {
 	int *racy;		/* per worker */
 	struct fgit_buf *paths;	/* per worker */
 	struct dircache *dirs;	/* per worker */
+	struct stat_batch *batches;	/* per worker */
+	struct linkcheck *links;	/* per worker */
+	int wdfd;		/* the work tree, for batches */
 	size_t wdlen;
 };
 
@@ -98,6 +109,29 @@ struct wt {
  * share it, and the kernel resolves one component instead of the whole
  * path (on the 100,000-file corpus, ~20% of status's CPU was path lookup).
  */
+/*
+ * git's has_symlink_leading_path, with its cache: an entry below a
+ * symlinked directory is deleted even when lstat through the link finds a
+ * file.  The leading directories of the entries are checked once per
+ * change of directory, in index order.
+ */
+struct linkcheck {
+	struct fgit_buf seen;	/* "a/b/": its directories are checked */
+	struct fgit_buf link;	/* "a/": a symlink; empty: none found */
+};
+
+#define DIR_REQ ((size_t)1 << (sizeof(size_t) * 8 - 1))
+
+struct stat_batch {
+	struct fgit_statbatch *sb;	/* NULL: one fstatat per entry */
+	size_t depth;
+	size_t *idx;		/* depth: entry number, or DIR_REQ | offset in dirs */
+	const char **paths;	/* depth */
+	struct stat *st;	/* depth */
+	int *err;		/* depth */
+	struct fgit_buf dirs;	/* leading directories to check, NUL-ended */
+};
+
 struct dircache {
 	struct fgit_buf dir;	/* "a/b/" of the open directory */
 	int fd;			/* -1: none; AT_FDCWD for the top */
@@ -186,96 +220,315 @@ out:
 	return r;
 }
 
+/* Length of "a/b/" in "a/b/c". */
+static size_t dir_len(const char *path, size_t len)
+{
+	const char *slash = memrchr(path, '/', len);
+	return slash ? (size_t)(slash - path) + 1 : 0;
+}
+
+/* Length of the whole directories that dir (dlen bytes, "a/b/") shares
+ * with the directories checked last. */
+static size_t dirs_seen(const struct linkcheck *lc, const char *dir, size_t dlen)
+{
+	size_t n = lc->seen.len < dlen ? lc->seen.len : dlen, c = 0, i;
+
+	for (i = 0; i < n && lc->seen.ptr[i] == dir[i]; i++)
+		if (dir[i] == '/')
+			c = i + 1;
+	return c;
+}
+
+static int under_link(const struct linkcheck *lc, const char *path)
+{
+	return lc->link.len && !strncmp(path, lc->link.ptr, lc->link.len);
+}
+
+/* The directory path[0, len) (no trailing slash) is a symlink. */
+static void found_link(struct linkcheck *lc, const char *path, size_t len)
+{
+	fgit_buf_set(&lc->link, path, len);
+	fgit_buf_addch(&lc->link, '/');
+}
+
+/*
+ * The verdict on entry i, stat'ed as st (NULL: lstat failed) at the path
+ * in b: its result, work tree mode, submodule flags, and its stat data
+ * refreshed in place when only that was stale.
+ */
+static void check_entry(struct wt *w, int worker, size_t i, struct fgit_index_entry *e,
+			const struct stat *st, struct fgit_buf *b)
+{
+	const struct fgit_status_options *o = w->o;
+	int c;
+
+	if (!st) {
+		if (!(e->flags & FGIT_INDEX_ASSUME_VALID) ||
+		    (e->flags & FGIT_INDEX_INTENT_TO_ADD))
+			w->res[i] = 'D';
+		return;
+	}
+	if (S_ISDIR(st->st_mode) && (e->mode & 0170000) != 0160000) {
+		/* git's check_removed: a blob turned into a directory was
+		 * removed, unless the directory is a repository */
+		struct fgit_oid h;
+		if (fgit_status_submodule_head(&h, b->ptr, o->stat->algo)) {
+			check_entry(w, worker, i, e, NULL, b);
+			return;
+		}
+	}
+	w->wmode[i] = git_mode(st, e, o->stat);
+	if (e->flags & FGIT_INDEX_INTENT_TO_ADD) {
+		w->res[i] = 'A';
+		return;
+	}
+	if ((e->mode & 0170000) == 0160000) {
+		struct fgit_oid h;
+		if (!S_ISDIR(st->st_mode)) {
+			w->res[i] = 'T';
+			return;
+		}
+		w->subf[i] = FGIT_STATUS_SUB;
+		if (!fgit_status_submodule_head(&h, b->ptr, o->stat->algo)) {
+			w->subf[i] |= SUB_POPULATED;
+			if (!fgit_oid_equal(&h, &e->oid)) {
+				w->subf[i] |= FGIT_STATUS_SUB_COMMIT;
+				w->res[i] = 'M';
+			}
+		}
+		return;
+	}
+	c = fgit_worktree_entry_changed(w->idx, e, st, b->ptr, o->stat);
+	if (c < 0)
+		c = FGIT_WT_DATA;
+	if (!c) {
+		if (e->flags & FGIT_INDEX_ASSUME_VALID)
+			return;
+		if (fgit_worktree_stat_differs(e, st, o->stat)) {
+			/* the stat fields only: the untracked walk may be
+			 * reading this entry's path and mode meanwhile */
+			fgit_worktree_fill_stat_data(e, st);
+			w->refreshed[worker]++;
+		} else if (fgit_index_entry_is_racy(w->idx, e)) {
+			w->racy[worker] = 1;
+		}
+		return;
+	}
+	if ((w->wmode[i] & 0170000) != (e->mode & 0170000))
+		w->res[i] = 'T';
+	else
+		w->res[i] = 'M';
+	if (fgit_index_entry_is_racy(w->idx, e)) {
+		w->racy[worker] = 1;
+		/* racily clean but changed: smudge it, as git does
+		 * before writing, so a later stat cannot pass it */
+		if (!fgit_worktree_stat_differs(e, st, o->stat))
+			e->size = 0;
+	}
+}
+
+/* Set b to the work tree path of e. */
+static void entry_path(struct wt *w, struct fgit_buf *b, const struct fgit_index_entry *e)
+{
+	fgit_buf_setlen(b, w->wdlen);
+	fgit_buf_add(b, e->path, e->path_len);
+}
+
+/* Is e compared with the work tree (stage 0, not skipped, in the pathspec)? */
+static int wanted(const struct wt *w, const struct fgit_index_entry *e)
+{
+	return !(e->flags & FGIT_INDEX_SKIP_WORKTREE) &&
+		(!w->o->pathspec ||
+		 fgit_pathspec_match(w->o->pathspec, e->path, e->path_len, 0, NULL));
+}
+
+/* An unmerged entry: only the work tree mode is wanted. */
+static void check_unmerged(struct wt *w, struct fgit_buf *b, size_t i,
+			   const struct fgit_index_entry *e)
+{
+	struct stat st;
+
+	entry_path(w, b, e);
+	if (!lstat(b->ptr, &st))
+		w->wmode[i] = git_mode(&st, e, w->o->stat);
+}
+
+/* The non-batched check of e's leading directories (b: its path). */
+static int leading_link(struct wt *w, struct linkcheck *lc, struct fgit_buf *b,
+			const struct fgit_index_entry *e)
+{
+	size_t dlen = dir_len(e->path, e->path_len), p;
+	struct stat st;
+
+	for (p = dirs_seen(lc, e->path, dlen); p < dlen; p++) {
+		if (e->path[p] != '/')
+			continue;
+		b->ptr[w->wdlen + p] = '\0';
+		if (!lstat(b->ptr, &st) && S_ISLNK(st.st_mode))
+			found_link(lc, e->path, p);
+		b->ptr[w->wdlen + p] = '/';
+	}
+	fgit_buf_set(&lc->seen, e->path, dlen);
+	return under_link(lc, e->path);
+}
+
+/* Entry i alone: its leading directories, then one fstatat. */
+static void wt_one(struct wt *w, int worker, size_t i, struct fgit_index_entry *e)
+{
+	struct fgit_buf *b = &w->paths[worker];
+	struct stat st;
+
+	entry_path(w, b, e);
+	if (leading_link(w, &w->links[worker], b, e) ||
+	    stat_entry(&w->dirs[worker], w, b->ptr, b->len, &st))
+		check_entry(w, worker, i, e, NULL, b);
+	else
+		check_entry(w, worker, i, e, &st, b);
+}
+
+/*
+ * Entries [begin, end) in batches of one io_uring submission each: the
+ * wanted entries' paths relative to the work tree's fd, and before them
+ * the leading directories not checked yet, go to the kernel together,
+ * then each result is checked in index order.
+ */
+static void wt_batched(struct wt *w, struct stat_batch *bt, struct linkcheck *lc,
+		       size_t begin, size_t end, int worker)
+{
+	struct fgit_buf *b = &w->paths[worker];
+	size_t i = begin, k, m;
+
+	while (i < end) {
+		fgit_buf_reset(&bt->dirs);
+		for (k = 0; i < end; i++) {
+			struct fgit_index_entry *e = fgit_index_get_mut(w->idx, i);
+			size_t dlen, c, p, need = 1;
+
+			if (e->stage) {
+				check_unmerged(w, b, i, e);
+				continue;
+			}
+			if (!wanted(w, e))
+				continue;
+			dlen = dir_len(e->path, e->path_len);
+			c = dirs_seen(lc, e->path, dlen);
+			for (p = c; p < dlen; p++)
+				need += e->path[p] == '/';
+			if (k + need > bt->depth) {
+				if (k)
+					break;
+				/* deeper than a whole batch: alone */
+				wt_one(w, worker, i, e);
+				continue;
+			}
+			for (p = c; p < dlen; p++) {
+				if (e->path[p] != '/')
+					continue;
+				bt->idx[k++] = DIR_REQ | bt->dirs.len;
+				fgit_buf_add(&bt->dirs, e->path, p);
+				fgit_buf_addch(&bt->dirs, '\0');
+			}
+			fgit_buf_set(&lc->seen, e->path, dlen);
+			bt->idx[k] = i;
+			bt->paths[k++] = e->path;
+		}
+		for (m = 0; m < k; m++)
+			if (bt->idx[m] & DIR_REQ)
+				bt->paths[m] = bt->dirs.ptr + (bt->idx[m] & ~DIR_REQ);
+		fgit_statbatch_lstat(bt->sb, w->wdfd, bt->paths, k, bt->st, bt->err);
+		for (m = 0; m < k; m++) {
+			struct fgit_index_entry *e;
+
+			if (bt->idx[m] & DIR_REQ) {
+				if (!bt->err[m] && S_ISLNK(bt->st[m].st_mode))
+					found_link(lc, bt->paths[m], strlen(bt->paths[m]));
+				continue;
+			}
+			e = fgit_index_get_mut(w->idx, bt->idx[m]);
+			entry_path(w, b, e);
+			check_entry(w, worker, bt->idx[m], e,
+				    bt->err[m] || under_link(lc, e->path) ? NULL : &bt->st[m], b);
+		}
+	}
+}
+
 static int wt_chunk(size_t begin, size_t end, int worker, void *payload)
 {
 	struct wt *w = payload;
-	const struct fgit_status_options *o = w->o;
 	struct fgit_buf *b = &w->paths[worker];
 	size_t i;
 
+	if (w->batches[worker].sb) {
+		wt_batched(w, &w->batches[worker], &w->links[worker], begin, end, worker);
+		return 0;
+	}
 	for (i = begin; i < end; i++) {
 		struct fgit_index_entry *e = fgit_index_get_mut(w->idx, i);
-		struct stat st;
-		int c;
 
 		if (e->stage) {
-			/* unmerged: only the work tree mode is wanted */
-			fgit_buf_setlen(b, w->wdlen);
-			fgit_buf_add(b, e->path, e->path_len);
-			if (!lstat(b->ptr, &st))
-				w->wmode[i] = git_mode(&st, e, o->stat);
+			check_unmerged(w, b, i, e);
 			continue;
 		}
-		if (e->flags & FGIT_INDEX_SKIP_WORKTREE)
+		if (!wanted(w, e))
 			continue;
-		if (o->pathspec && !fgit_pathspec_match(o->pathspec, e->path, e->path_len, 0, NULL))
-			continue;
-		fgit_buf_setlen(b, w->wdlen);
-		fgit_buf_add(b, e->path, e->path_len);
-		if (stat_entry(&w->dirs[worker], w, b->ptr, b->len, &st)) {
-			if (!(e->flags & FGIT_INDEX_ASSUME_VALID) ||
-			    (e->flags & FGIT_INDEX_INTENT_TO_ADD))
-				w->res[i] = 'D';
-			continue;
-		}
-		w->wmode[i] = git_mode(&st, e, o->stat);
-		if (e->flags & FGIT_INDEX_INTENT_TO_ADD) {
-			w->res[i] = 'A';
-			continue;
-		}
-		if ((e->mode & 0170000) == 0160000) {
-			struct fgit_oid h;
-			if (!S_ISDIR(st.st_mode)) {
-				w->res[i] = 'T';
-				continue;
-			}
-			w->subf[i] = FGIT_STATUS_SUB;
-			if (!fgit_status_submodule_head(&h, b->ptr, o->stat->algo)) {
-				w->subf[i] |= SUB_POPULATED;
-				if (!fgit_oid_equal(&h, &e->oid)) {
-					w->subf[i] |= FGIT_STATUS_SUB_COMMIT;
-					w->res[i] = 'M';
-				}
-			}
-			continue;
-		}
-		c = fgit_worktree_entry_changed(w->idx, e, &st, b->ptr, o->stat);
-		if (c < 0)
-			c = FGIT_WT_DATA;
-		if (!c) {
-			if (e->flags & FGIT_INDEX_ASSUME_VALID)
-				continue;
-			if (fgit_worktree_stat_differs(e, &st, o->stat)) {
-				/* the stat fields only: the untracked walk may be
-				 * reading this entry's path and mode meanwhile */
-				e->ctime_sec = (uint32_t)st.st_ctime;
-				e->ctime_nsec = (uint32_t)st.st_ctim.tv_nsec;
-				e->mtime_sec = (uint32_t)st.st_mtime;
-				e->mtime_nsec = (uint32_t)st.st_mtim.tv_nsec;
-				e->dev = (uint32_t)st.st_dev;
-				e->ino = (uint32_t)st.st_ino;
-				e->uid = (uint32_t)st.st_uid;
-				e->gid = (uint32_t)st.st_gid;
-				e->size = (uint32_t)st.st_size;
-				w->refreshed[worker]++;
-			} else if (fgit_index_entry_is_racy(w->idx, e)) {
-				w->racy[worker] = 1;
-			}
-			continue;
-		}
-		if ((w->wmode[i] & 0170000) != (e->mode & 0170000))
-			w->res[i] = 'T';
-		else
-			w->res[i] = 'M';
-		if (fgit_index_entry_is_racy(w->idx, e)) {
-			w->racy[worker] = 1;
-			/* racily clean but changed: smudge it, as git does
-			 * before writing, so a later stat cannot pass it */
-			if (!fgit_worktree_stat_differs(e, &st, o->stat))
-				e->size = 0;
-		}
+		wt_one(w, worker, i, e);
 	}
 	return 0;
+}
+
+/*
+ * One stat batch per worker when the index is big enough to pay for the
+ * ring (BATCH_MIN, below); the workers then stat relative to the work
+ * tree's fd.  Any failure leaves a worker without one: one fstatat each.
+ */
+static void batches_init(struct wt *w, int threads, const char *wd)
+{
+	int k;
+
+	w->wdfd = *wd ? open(wd, O_PATH | O_DIRECTORY | O_CLOEXEC) : AT_FDCWD;
+	if (w->wdfd == -1)
+		return;
+	for (k = 0; k < threads; k++) {
+		struct stat_batch *bt = &w->batches[k];
+		size_t d;
+
+		bt->sb = fgit_statbatch_new(BATCH_DEPTH, w->o->threads == 1 ? 1 : 0);
+		d = fgit_statbatch_depth(bt->sb);
+		if (!bt->sb)
+			break;
+		bt->idx = calloc(d, sizeof(*bt->idx));
+		bt->paths = calloc(d, sizeof(*bt->paths));
+		bt->st = calloc(d, sizeof(*bt->st));
+		bt->err = calloc(d, sizeof(*bt->err));
+		if (!bt->idx || !bt->paths || !bt->st || !bt->err || !d) {
+			fgit_statbatch_free(bt->sb);
+			bt->sb = NULL;
+			break;
+		}
+		bt->depth = d;
+	}
+}
+
+static void batches_release(struct wt *w, int threads)
+{
+	int k;
+
+	for (k = 0; w->links && k < threads; k++) {
+		fgit_buf_release(&w->links[k].seen);
+		fgit_buf_release(&w->links[k].link);
+	}
+	free(w->links);
+	for (k = 0; w->batches && k < threads; k++) {
+		fgit_buf_release(&w->batches[k].dirs);
+		fgit_statbatch_free(w->batches[k].sb);
+		free(w->batches[k].idx);
+		free(w->batches[k].paths);
+		free(w->batches[k].st);
+		free(w->batches[k].err);
+	}
+	free(w->batches);
+	if (w->wdfd >= 0)
+		close(w->wdfd);
 }
 
 static int collect_worktree(struct vec *out, struct fgit_status *st,
@@ -304,11 +557,18 @@ static int collect_worktree(struct vec *out, struct fgit_status *st,
 	w.racy = calloc((size_t)threads, sizeof(*w.racy));
 	w.paths = calloc((size_t)threads, sizeof(*w.paths));
 	w.dirs = calloc((size_t)threads, sizeof(*w.dirs));
-	if (!w.res || !w.subf || !w.wmode || !w.refreshed || !w.racy || !w.paths || !w.dirs) {
+	w.batches = calloc((size_t)threads, sizeof(*w.batches));
+	w.links = calloc((size_t)threads, sizeof(*w.links));
+	w.wdfd = -1;
+	if (!w.res || !w.subf || !w.wmode || !w.refreshed || !w.racy || !w.paths || !w.dirs ||
+	    !w.batches || !w.links) {
 		r = nomem();
 		goto out;
 	}
 	for (k = 0; k < threads; k++) {
+		fgit_buf_init(&w.links[k].seen, 64);
+		fgit_buf_init(&w.links[k].link, 0);
+		fgit_buf_init(&w.batches[k].dirs, 0);
 		fgit_buf_init(&w.dirs[k].dir, 64);
 		w.dirs[k].fd = -1;
 		fgit_buf_init(&w.paths[k], 256);
@@ -319,6 +579,8 @@ static int collect_worktree(struct vec *out, struct fgit_status *st,
 		}
 	}
 	w.wdlen = w.paths[0].len;
+	if (n >= BATCH_MIN)
+		batches_init(&w, threads, wd);
 	r = fgit_parallel_for(n, 512, threads, wt_chunk, &w);
 	if (r)
 		goto out;
@@ -398,6 +660,7 @@ out:
 				close(w.dirs[k].fd);
 			fgit_buf_release(&w.dirs[k].dir);
 		}
+	batches_release(&w, threads);
 	free(w.paths);
 	free(w.dirs);
 	free(w.res);
@@ -798,15 +1061,31 @@ static int str_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+struct walk_out {
+	struct strs *v;
+	const struct fgit_index *idx;
+};
+
+/*
+ * A directory whose name is an index entry (a tracked file replaced by a
+ * directory) is not listed: git's index_name_is_other, which shows the
+ * entry as deleted and nothing more.
+ */
 static int walk_cb(const char *path, size_t len, int is_dir, void *payload)
 {
-	return strs_add(payload, path, len, is_dir);
+	struct walk_out *w = payload;
+	size_t pos;
+
+	if (is_dir && fgit_index_find_any_stage(&pos, w->idx, path, len))
+		return 0;
+	return strs_add(w->v, path, len, is_dir);
 }
 
 static int collect_untracked(struct fgit_status *st, const struct fgit_status_options *o)
 {
 	struct fgit_dirwalk_options wo = FGIT_DIRWALK_OPTIONS_INIT;
 	struct strs u = { 0 }, g = { 0 };
+	struct walk_out wu = { &u, o->index }, wg = { &g, o->index };
 	int r = 0;
 
 	wo.index = o->index;
@@ -815,7 +1094,7 @@ static int collect_untracked(struct fgit_status *st, const struct fgit_status_op
 	if (o->untracked == FGIT_STATUS_UNTRACKED_NORMAL)
 		wo.flags = FGIT_DIRWALK_DIRECTORY | FGIT_DIRWALK_NO_EMPTY_DIRECTORY;
 	wo.cb = walk_cb;
-	wo.payload = &u;
+	wo.payload = &wu;
 	if (o->untracked != FGIT_STATUS_UNTRACKED_NO) {
 		wo.untracked_cache = o->untracked_cache;
 		r = fgit_dirwalk(o->workdir, &wo);
@@ -845,7 +1124,7 @@ static int collect_untracked(struct fgit_status *st, const struct fgit_status_op
 			wo.flags &= ~(unsigned)(FGIT_DIRWALK_DIRECTORY | FGIT_DIRWALK_NO_EMPTY_DIRECTORY);
 		else
 			wo.flags |= FGIT_DIRWALK_DIRECTORY | FGIT_DIRWALK_NO_EMPTY_DIRECTORY;
-		wo.payload = &g;
+		wo.payload = &wg;
 		r = fgit_dirwalk(o->workdir, &wo);
 		if (r > 0)
 			r = 0;

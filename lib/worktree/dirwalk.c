@@ -17,6 +17,8 @@
 #endif
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -40,7 +42,10 @@ struct walk {
 	struct fgit_buf fs;	/* workdir + "/" */
 	size_t fs_base;
 	const char *per_dir;	/* ".gitignore" or NULL */
+	char *dents;		/* DENTS_SIZE bytes for getdents64, or NULL */
 };
+
+#define DENTS_SIZE 32768
 
 /* One directory's sorted entries; names live in one buffer. */
 struct dirlist {
@@ -86,65 +91,90 @@ static void dirlist_release(struct dirlist *d)
 
 #define DNAME(d, i) ((d)->names.ptr + (d)->v[i].off)
 
-/* Read directory `rel` ("" or "a/b/"): entries without . .. .git, sorted or
- * in readdir order. */
+/* Add entry `name` (readdir's d_type) of the directory in w->fs to out. */
+static int add_dent(struct dirlist *out, size_t *alloc, struct walk *w, const char *name,
+		    unsigned char type)
+{
+	size_t len;
+	int is_dir;
+
+	if (name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2]) ||
+			       !strcmp(name + 1, "git")))
+		return 0;
+	len = strlen(name);
+	if (type == DT_UNKNOWN) {
+		struct stat st;
+		size_t keep = w->fs.len;
+		fgit_buf_adds(&w->fs, name);
+		is_dir = !lstat(w->fs.ptr, &st) && S_ISDIR(st.st_mode);
+		fgit_buf_setlen(&w->fs, keep);
+	} else {
+		is_dir = type == DT_DIR;
+	}
+	if (!is_dir && w->per_dir && !strcmp(name, w->per_dir))
+		out->has_per_dir = 1;
+	if (out->n == *alloc) {
+		struct dent *nv;
+		size_t na = *alloc ? *alloc * 2 : 32;
+		nv = realloc(out->v, na * sizeof(*nv));
+		if (!nv)
+			return -1;
+		out->v = nv;
+		*alloc = na;
+	}
+	if (out->names.len + len + 1 > UINT32_MAX)
+		return -1;
+	out->v[out->n].off = (uint32_t)out->names.len;
+	out->v[out->n].len = (uint32_t)len;
+	out->v[out->n].is_dir = is_dir;
+	if (fgit_buf_add(&out->names, name, len + 1))
+		return -1;
+	out->n++;
+	return 0;
+}
+
+/*
+ * Read directory `rel` ("" or "a/b/"): entries without . .. .git, sorted or
+ * in readdir order.  open and getdents64 rather than opendir, whose fstat
+ * (for its buffer size) was one system call of five per directory in a
+ * clean status of the 100,000-file corpus (5,000 directories).
+ */
 static int read_dir_order(struct dirlist *out, struct walk *w, const char *rel, int sorted)
 {
-	DIR *dir;
-	struct dirent *de;
 	size_t alloc = 0;
+	int fd;
 
 	memset(out, 0, sizeof(*out));
 	fgit_buf_init(&out->names, 0);
 	fgit_buf_setlen(&w->fs, w->fs_base);
 	fgit_buf_adds(&w->fs, rel);
-	dir = opendir(w->fs.len ? w->fs.ptr : ".");
-	if (!dir)
+	fd = open(w->fs.len ? w->fs.ptr : ".", O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
 		return 0;	/* git skips unreadable directories */
 	out->opened = 1;
-	while ((de = readdir(dir))) {
-		const char *name = de->d_name;
-		size_t len;
-		int is_dir;
+	if (!w->dents && !(w->dents = malloc(DENTS_SIZE)))
+		goto nomem;
+	for (;;) {
+		ssize_t got = getdents64(fd, w->dents, DENTS_SIZE), off;
 
-		if (name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2]) ||
-				       !strcmp(name + 1, "git")))
+		if (got < 0 && errno == EINTR)
 			continue;
-		len = strlen(name);
-		if (de->d_type == DT_UNKNOWN) {
-			struct stat st;
-			size_t keep = w->fs.len;
-			fgit_buf_adds(&w->fs, name);
-			is_dir = !lstat(w->fs.ptr, &st) && S_ISDIR(st.st_mode);
-			fgit_buf_setlen(&w->fs, keep);
-		} else {
-			is_dir = de->d_type == DT_DIR;
-		}
-		if (!is_dir && w->per_dir && !strcmp(name, w->per_dir))
-			out->has_per_dir = 1;
-		if (out->n == alloc) {
-			struct dent *nv;
-			alloc = alloc ? alloc * 2 : 32;
-			nv = realloc(out->v, alloc * sizeof(*nv));
-			if (!nv)
+		if (got <= 0)
+			break;	/* as readdir: an error ends the listing */
+		for (off = 0; off < got; ) {
+			const struct dirent64 *de = (const struct dirent64 *)(w->dents + off);
+
+			if (add_dent(out, &alloc, w, de->d_name, de->d_type))
 				goto nomem;
-			out->v = nv;
+			off += de->d_reclen;
 		}
-		if (out->names.len + len + 1 > UINT32_MAX)
-			goto nomem;
-		out->v[out->n].off = (uint32_t)out->names.len;
-		out->v[out->n].len = (uint32_t)len;
-		out->v[out->n].is_dir = is_dir;
-		if (fgit_buf_add(&out->names, name, len + 1))
-			goto nomem;
-		out->n++;
 	}
-	closedir(dir);
+	close(fd);
 	if (sorted && out->n > 1)
 		qsort_r(out->v, out->n, sizeof(*out->v), dent_cmp, out->names.ptr);
 	return 0;
 nomem:
-	closedir(dir);
+	close(fd);
 	dirlist_release(out);
 	return fgit_error_set(FGIT_ENOMEM, "out of memory");
 }
@@ -793,5 +823,6 @@ out:
 		pop(&w);
 	fgit_buf_release(&path);
 	fgit_buf_release(&w.fs);
+	free(w.dents);
 	return r;
 }

@@ -169,8 +169,7 @@ int fgit_worktree_entry_changed(const struct fgit_index *idx,
 	return fs ? changed | fs : 0;
 }
 
-void fgit_worktree_fill_stat(struct fgit_index_entry *e, const struct stat *st,
-			     const struct fgit_wt_stat_options *o)
+void fgit_worktree_fill_stat_data(struct fgit_index_entry *e, const struct stat *st)
 {
 	e->ctime_sec = (uint32_t)st->st_ctime;
 	e->ctime_nsec = (uint32_t)st->st_ctim.tv_nsec;
@@ -181,6 +180,12 @@ void fgit_worktree_fill_stat(struct fgit_index_entry *e, const struct stat *st,
 	e->uid = (uint32_t)st->st_uid;
 	e->gid = (uint32_t)st->st_gid;
 	e->size = (uint32_t)st->st_size;
+}
+
+void fgit_worktree_fill_stat(struct fgit_index_entry *e, const struct stat *st,
+			     const struct fgit_wt_stat_options *o)
+{
+	fgit_worktree_fill_stat_data(e, st);
 	if (S_ISLNK(st->st_mode)) {
 		if (o->has_symlinks || !e->mode)
 			e->mode = 0120000;

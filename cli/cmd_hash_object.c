@@ -25,6 +25,7 @@
 #include "fgit/object.h"
 #include "fgit/quote.h"
 #include "fgit/odb.h"
+#include "fgit/pack.h"
 #include "fgit/ordered.h"
 #include "fgit/repo.h"
 
@@ -82,8 +83,10 @@ static void hash_converted(struct hopts *o, const char *path, const void *buf, s
 	fgit_buf_release(&conv);
 }
 
-/* core.bigFileThreshold: above it a file is streamed, never mapped whole */
+/* core.bigFileThreshold: above it a file is streamed, never mapped whole,
+ * and with -w stored in a pack of its own at pack.compression */
 static uint64_t big_file_threshold = BIG_FILE_DEFAULT;
+static int pack_level = -1;
 
 static void print_oid(const struct fgit_oid *oid)
 {
@@ -191,6 +194,22 @@ static void hash_stream(struct fgit_oid *oid, int fd, uint64_t size, const char 
 		die_last();
 }
 
+/*
+ * A blob above core.bigFileThreshold, `size` bytes from fd: named in one
+ * streaming pass, and with -w stored as git 2.39 stores it, in a pack of
+ * its own (fgit_pack_write_fd); memory stays bounded either way.
+ */
+static void hash_big(struct hopts *o, int fd, uint64_t size, const char *path)
+{
+	struct fgit_oid oid;
+
+	if (!o->write)
+		hash_stream(&oid, fd, size, path);
+	else if (fgit_pack_write_fd(&oid, o->odb, FGIT_OBJ_BLOB, fd, size, pack_level, path) < 0)
+		die("%s", fgit_error_last());
+	print_oid(&oid);
+}
+
 /* Hash the file at `path`; `vpath` names it for conversion (NULL: none). */
 static void hash_file(struct hopts *o, const char *path, const char *vpath)
 {
@@ -230,21 +249,18 @@ static void hash_file(struct hopts *o, const char *path, const char *vpath)
 		hash_buffer(o, small, size);
 		return;
 	}
-	if (o->type == FGIT_OBJ_BLOB && !o->literally) {
-		if (o->write) {
-			/* hash and deflate the same bytes in one pass */
-			if (fgit_odb_write_fd(&oid, o->odb, FGIT_OBJ_BLOB, fd, size) < 0)
-				die("%s", fgit_error_last());
-			close(fd);
-			print_oid(&oid);
-			return;
-		}
-		if ((uint64_t)size > big_file_threshold) {
-			hash_stream(&oid, fd, size, path);
-			close(fd);
-			print_oid(&oid);
-			return;
-		}
+	if (o->type == FGIT_OBJ_BLOB && !o->literally && (uint64_t)size > big_file_threshold) {
+		hash_big(o, fd, size, path);
+		close(fd);
+		return;
+	}
+	if (o->write && o->type == FGIT_OBJ_BLOB && !o->literally) {
+		/* hash and deflate the same bytes in one pass */
+		if (fgit_odb_write_fd(&oid, o->odb, FGIT_OBJ_BLOB, fd, size) < 0)
+			die("%s", fgit_error_last());
+		close(fd);
+		print_oid(&oid);
+		return;
 	}
 	{
 		void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
@@ -492,6 +508,7 @@ CLI_CMD(hash_object)
 	const char *path = NULL, *prefix, *top, *err = NULL;
 	char *vpath_free = NULL;
 	struct fgit_repo *repo;
+	struct stat st;
 	struct cli_option opts[] = {
 		OPT_STRING('t', NULL, &o.type_name, "type", "object type"),
 		OPT_BOOL('w', NULL, &o.write, "write the object into the object database"),
@@ -539,11 +556,21 @@ CLI_CMD(hash_object)
 		cli_convert_setup(repo, "hash-object");
 	{
 		int64_t v;
+		int level;
 		if (fgit_config_get_int64(&v, cli_config(), "core.bigfilethreshold") == 0 && v > 0)
 			big_file_threshold = (uint64_t)v;
+		if (!fgit_config_get_int(&level, cli_config(), "core.compression"))
+			pack_level = level;
+		if (!fgit_config_get_int(&level, cli_config(), "pack.compression"))
+			pack_level = level;
 		fgit_error_clear();
 	}
-	if (use_stdin) {
+	if (use_stdin && o.type == FGIT_OBJ_BLOB && !o.literally &&
+	    !(converts(&o, path) && cli_would_convert(path)) &&
+	    !fstat(0, &st) && S_ISREG(st.st_mode) && (uint64_t)st.st_size > big_file_threshold) {
+		/* git streams a big regular file on stdin too */
+		hash_big(&o, 0, (uint64_t)st.st_size, "<stdin>");
+	} else if (use_stdin) {
 		struct fgit_buf b = FGIT_BUF_INIT;
 		if (fgit_buf_read_fd(&b, 0, 0) < 0)
 			die_errno("could not read from stdin");

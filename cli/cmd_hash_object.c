@@ -402,12 +402,31 @@ static int stdout_wants_flush(void)
 	return fstat(1, &st) || !S_ISREG(st.st_mode);
 }
 
+/* Queue the file `fs` (malloc'd, taken) converted as `vpath` (copied). */
+static void add_item(struct path_batch *b, char *fs, const char *vpath, int threaded)
+{
+	struct path_item *it;
+
+	if (b->nr == b->alloc) {
+		b->alloc = b->alloc ? 2 * b->alloc : 256;
+		b->it = realloc(b->it, b->alloc * sizeof(*b->it));
+		if (!b->it)
+			die("out of memory");
+	}
+	it = &b->it[b->nr++];
+	it->fs = fs;
+	it->vpath = vpath ? strdup(vpath) : NULL;
+	if (!it->fs || (vpath && !it->vpath))
+		die("out of memory");
+	/* conversion is decided here, on one thread, in input order */
+	it->serial = !threaded || (converts(b->o, it->vpath) && cli_would_convert(it->vpath));
+}
+
 /* One input line: unquote, place under the worktree, queue it. */
 static void queue_path(struct path_batch *b, const char *line, const char *prefix,
 		       const char *top, int no_filters, int threaded)
 {
 	struct fgit_buf u = FGIT_BUF_INIT;
-	struct path_item *it;
 	const char *name = line;
 	size_t len = strlen(line);
 
@@ -419,28 +438,15 @@ static void queue_path(struct path_batch *b, const char *line, const char *prefi
 			die("line is badly quoted");
 		name = u.ptr;
 	}
-	if (b->nr == b->alloc) {
-		b->alloc = b->alloc ? 2 * b->alloc : 256;
-		b->it = realloc(b->it, b->alloc * sizeof(*b->it));
-		if (!b->it)
-			die("out of memory");
-	}
-	it = &b->it[b->nr++];
 	if (prefix && *prefix && top && name[0] != '/') {
 		/* git reads these relative to the top of the worktree, even
 		 * when run in a subdirectory */
 		struct fgit_buf full = FGIT_BUF_INIT;
 		fgit_buf_addf(&full, "%s/%s", top, name);
-		it->fs = fgit_buf_detach(&full, NULL);
-		it->vpath = no_filters ? NULL : strdup(name);
+		add_item(b, fgit_buf_detach(&full, NULL), no_filters ? NULL : name, threaded);
 	} else {
-		it->fs = strdup(name);
-		it->vpath = no_filters ? NULL : strdup(attr_path(top, name));
+		add_item(b, strdup(name), no_filters ? NULL : attr_path(top, name), threaded);
 	}
-	if (!it->fs || (!no_filters && !it->vpath))
-		die("out of memory");
-	/* conversion is decided here, on one thread, in input order */
-	it->serial = !threaded || (converts(b->o, it->vpath) && cli_would_convert(it->vpath));
 	fgit_buf_release(&u);
 }
 
@@ -580,12 +586,19 @@ CLI_CMD(hash_object)
 			hash_buffer(&o, b.ptr, b.len);
 		fgit_buf_release(&b);
 	}
-	for (i = 0; i < n; i++) {
-		/* git names the file from the top of the worktree */
-		char *arg = prefix && *prefix ? cli_prefix_path(prefix, argv[i]) : NULL;
-		hash_file(&o, argv[i], no_filters ? NULL : path ? path
-			  : arg ? arg : attr_path(top, argv[i]));
-		free(arg);
+	if (n) {
+		/* files named on the command line: hashed like --stdin-paths */
+		struct path_batch b = { &o, NULL, 0, 0 };
+		int threaded = o.type == FGIT_OBJ_BLOB && !o.literally;
+		for (i = 0; i < n; i++) {
+			/* git names the file from the top of the worktree */
+			char *arg = prefix && *prefix ? cli_prefix_path(prefix, argv[i]) : NULL;
+			add_item(&b, strdup(argv[i]), no_filters ? NULL : path ? path
+				 : arg ? arg : attr_path(top, argv[i]), threaded);
+			free(arg);
+		}
+		run_batch(&b, threaded, 0);
+		free(b.it);
 	}
 	if (stdin_paths)
 		hash_stdin_paths(&o, prefix, top, no_filters);

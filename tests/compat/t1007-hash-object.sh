@@ -186,6 +186,15 @@ test_expect_success '--stdin-paths in parallel batches: order, sizes, CRLF lines
 	compare_stdin list hash-object -t blob --literally --stdin-paths
 '
 
+test_expect_success 'many files on the command line, in parallel: order, conversion, errors' '
+	cd "$TRASH/many" && compare hash-object $(cat list) &&
+	compare hash-object --no-filters $(cat list) &&
+	compare hash-object --path=x.crlf $(cat list) &&
+	compare_fail hash-object $(head -n 100 list) nosuch $(tail -n 5 list) &&
+	compare_stdin t.crlf hash-object --stdin $(cat list) &&
+	mkdir -p sub && cd sub && compare hash-object $(sed "s|^|../|" ../list)
+'
+
 # Above core.bigFileThreshold git 2.39 streams a blob into a pack of its own
 # (its bulk check-in); fgit must write the same pack and .idx, bytes and
 # names, and hold far less than the file in memory.

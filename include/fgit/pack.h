@@ -169,6 +169,19 @@ int fgit_indexer_rev(struct fgit_buf *out, const struct fgit_indexer *ix);
 int fgit_pack_write_file(const char *path, const void *data, size_t len, unsigned int mode);
 
 /*
+ * Store `size` bytes read from fd as one object of `type` in a pack of its
+ * own in odb's pack directory (pack-<trailer>.pack and its v2 .idx), as
+ * git 2.39 stores a file above core.bigFileThreshold: read, named and
+ * deflated (zlib `level`, -1 for its default) in one pass through
+ * fixed-size buffers, so memory stays bounded.  An object the database
+ * has already leaves nothing new.  `path` names the file in messages.
+ * Returns 0 and the name in *out; FGIT_ECOLLISION or -1 otherwise (no
+ * file left behind).  Reentrant.
+ */
+int fgit_pack_write_fd(struct fgit_oid *out, struct fgit_odb *odb, enum fgit_object_type type,
+		       int fd, uint64_t size, int level, const char *path);
+
+/*
  * Parse an .idx file held in memory (v1 or v2), calling cb for each entry
  * in file order (sorted by name); has_crc is 0 for v1.  Stops when cb
  * returns non-zero and returns that.  FGIT_EINVALID (git's show-index

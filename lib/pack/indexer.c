@@ -1070,19 +1070,6 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int put_hdr(unsigned char *h, int type, uint64_t size)
-{
-	int n = 0;
-	h[n] = (unsigned char)(type << 4 | (size & 15));
-	size >>= 4;
-	while (size) {
-		h[n++] |= 0x80;
-		h[n] = size & 0x7f;
-		size >>= 7;
-	}
-	return n + 1;
-}
-
 /*
  * --fix-thin: for each delta still unresolved, in pack order, append its
  * base from the local object database to the pack (where the trailer was)
@@ -1139,7 +1126,7 @@ static int fix_thin(struct pass2 *p, struct pass1 *p1, const struct fgit_index_p
 					     fgit_oid_to_hex(hex, &oid));
 			goto out;
 		}
-		hl = put_hdr(hdr, type, size);
+		hl = pack_obj_header(hdr, type, size);
 		zlen = compressBound(size);
 		z = malloc(zlen + (size_t)hl);
 		if (!z || (memcpy(z, hdr, (size_t)hl),

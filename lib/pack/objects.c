@@ -936,20 +936,6 @@ static int compute_write_order(struct fgit_packer *pk)
 
 /* ---- 5. writing ---- */
 
-static int put_hdr(unsigned char *h, int type, uint64_t size)
-{
-	int n = 0;
-	unsigned char c = (unsigned char)((type << 4) | (size & 15));
-	size >>= 4;
-	while (size) {
-		h[n++] = c | 0x80;
-		c = size & 0x7f;
-		size >>= 7;
-	}
-	h[n++] = c;
-	return n;
-}
-
 static int put_ofs(unsigned char *h, uint64_t rel)
 {
 	unsigned char tmp[16];
@@ -1023,7 +1009,6 @@ int fgit_packer_write(struct fgit_packer *pk, int fd)
 	struct ctx c;
 	struct pack_writer w = { -1, NULL, 0, 0, 0, { 0 } };
 	struct fgit_progress *prog = NULL;
-	unsigned char hdr[12];
 	uint32_t k, i;
 	int ret = 0, threads = pk->o.nthreads;
 
@@ -1042,14 +1027,7 @@ int fgit_packer_write(struct fgit_packer *pk, int fd)
 	}
 	if ((ret = alloc_compressors(&c, threads, pk->o.compression)) < 0)
 		goto out;
-	memcpy(hdr, "PACK", 4);
-	hdr[4] = hdr[5] = hdr[6] = 0;
-	hdr[7] = 2;
-	hdr[8] = (unsigned char)(pk->nwritten >> 24);
-	hdr[9] = (unsigned char)(pk->nwritten >> 16);
-	hdr[10] = (unsigned char)(pk->nwritten >> 8);
-	hdr[11] = (unsigned char)pk->nwritten;
-	if ((ret = pw_put(&w, hdr, 12, NULL)) < 0)
+	if ((ret = pw_put_pack_header(&w, pk->nwritten)) < 0)
 		goto out;
 	if (pk->o.progress >= 2)
 		prog = fgit_progress_new("Writing objects", pk->nwritten, pk->o.progress_fd,
@@ -1073,10 +1051,10 @@ int fgit_packer_write(struct fgit_packer *pk, int fd)
 			if (e->delta != NONE) {
 				struct entry *b = E(pk, e->delta);
 				if (pk->o.delta_base_offset && !(b->flags & E_PREFERRED)) {
-					hl = put_hdr(h, FGIT_OBJ_OFS_DELTA, e->delta_size);
+					hl = pack_obj_header(h, FGIT_OBJ_OFS_DELTA, e->delta_size);
 					hl += put_ofs(h + hl, e->offset - b->offset);
 				} else {
-					hl = put_hdr(h, FGIT_OBJ_REF_DELTA, e->delta_size);
+					hl = pack_obj_header(h, FGIT_OBJ_REF_DELTA, e->delta_size);
 					memcpy(h + hl, b->oid.hash, pk->rawsz);
 					hl += (int)pk->rawsz;
 				}
@@ -1084,7 +1062,7 @@ int fgit_packer_write(struct fgit_packer *pk, int fd)
 				if (e->flags & E_REUSE)
 					pk->st.reused_delta++;
 			} else {
-				hl = put_hdr(h, e->type, e->size);
+				hl = pack_obj_header(h, e->type, e->size);
 			}
 			if (e->flags & E_REUSE)
 				pk->st.reused++;

@@ -65,6 +65,10 @@ int pw_put(struct pack_writer *w, const void *data, size_t len, uint32_t *crc);
 /* Flush, then write the checksum of everything (also into hash_out). */
 int pw_finish(struct pack_writer *w, unsigned char *hash_out, size_t rawsz);
 void pw_release(struct pack_writer *w);
+/* The 12-byte pack header (version 2, nr objects), through pw_put. */
+int pw_put_pack_header(struct pack_writer *w, uint32_t nr);
+/* An object's type-and-size header in h (at most 10 bytes); its length. */
+int pack_obj_header(unsigned char *h, int type, uint64_t size);
 
 /* ---- reachability bitmaps (bitmap_write.c) ---- */
 struct fgit_odb;

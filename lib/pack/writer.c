@@ -73,6 +73,34 @@ int pw_finish(struct pack_writer *w, unsigned char *hash_out, size_t rawsz)
 	return 0;
 }
 
+int pack_obj_header(unsigned char *h, int type, uint64_t size)
+{
+	int n = 0;
+	unsigned char c = (unsigned char)((type << 4) | (size & 15));
+	size >>= 4;
+	while (size) {
+		h[n++] = c | 0x80;
+		c = size & 0x7f;
+		size >>= 7;
+	}
+	h[n++] = c;
+	return n;
+}
+
+int pw_put_pack_header(struct pack_writer *w, uint32_t nr)
+{
+	unsigned char hdr[12];
+
+	memcpy(hdr, "PACK", 4);
+	hdr[4] = hdr[5] = hdr[6] = 0;
+	hdr[7] = 2;
+	hdr[8] = (unsigned char)(nr >> 24);
+	hdr[9] = (unsigned char)(nr >> 16);
+	hdr[10] = (unsigned char)(nr >> 8);
+	hdr[11] = (unsigned char)nr;
+	return pw_put(w, hdr, 12, NULL);
+}
+
 void pw_release(struct pack_writer *w)
 {
 	free(w->p);

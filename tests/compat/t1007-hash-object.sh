@@ -186,4 +186,61 @@ test_expect_success '--stdin-paths in parallel batches: order, sizes, CRLF lines
 	compare_stdin list hash-object -t blob --literally --stdin-paths
 '
 
+test_expect_success 'many files on the command line, in parallel: order, conversion, errors' '
+	cd "$TRASH/many" && compare hash-object $(cat list) &&
+	compare hash-object --no-filters $(cat list) &&
+	compare hash-object --path=x.crlf $(cat list) &&
+	compare_fail hash-object $(head -n 100 list) nosuch $(tail -n 5 list) &&
+	compare_stdin t.crlf hash-object --stdin $(cat list) &&
+	mkdir -p sub && cd sub && compare hash-object $(sed "s|^|../|" ../list)
+'
+
+# Above core.bigFileThreshold git 2.39 streams a blob into a pack of its own
+# (its bulk check-in); fgit must write the same pack and .idx, bytes and
+# names, and hold far less than the file in memory.
+head -c 3000000 /dev/urandom >"$TRASH/bigfile" &&
+{ cat "$TRASH/bigfile"; echo tail; } >"$TRASH/bigfile2" || exit 1
+big_setup() { git init -q . && cp "$TRASH/bigfile" big && cp "$TRASH/bigfile2" big2; }
+
+# The pack directories of git's (w.git) and fgit's (w) results hold the same files.
+same_packs()
+{
+	(cd "$TRASH/w.git/.git/objects/pack" && ls) >"$CMP/gp" &&
+	(cd "$TRASH/w/.git/objects/pack" && ls) >"$CMP/fp" && diff -u "$CMP/gp" "$CMP/fp" &&
+	test -s "$CMP/gp" && for f in $(cat "$CMP/gp"); do
+		cmp "$TRASH/w.git/.git/objects/pack/$f" "$TRASH/w/.git/objects/pack/$f" || return 1
+	done && fsck_ok "$TRASH/w" && test -z "$(find "$TRASH/w/.git/objects" -name "tmp_*")"
+}
+
+test_expect_success 'above core.bigFileThreshold -w: a pack per blob, the same bytes as git' '
+	compare_write big_setup -c core.bigFileThreshold=1m hash-object -w big big2 && same_packs &&
+	git -C "$TRASH/w" cat-file blob $(sed -n 2p "$CMP/fgit.out") | cmp - "$TRASH/bigfile2" &&
+	compare_write big_setup -c core.bigFileThreshold=1m -c pack.compression=1 hash-object -w big &&
+	same_packs &&
+	compare_write big_setup -c core.bigFileThreshold=1m -c core.compression=0 hash-object -w big &&
+	same_packs &&
+	printf "big2\nbig\n" >"$CMP/bp" && CMP_STDIN="$CMP/bp" &&
+	compare_write big_setup -c core.bigFileThreshold=1m hash-object -w --stdin-paths && same_packs &&
+	CMP_STDIN="$TRASH/bigfile" &&
+	compare_write big_setup -c core.bigFileThreshold=1m hash-object -w --stdin && same_packs &&
+	CMP_STDIN= &&
+	compare_write big_setup -c core.bigFileThreshold=1m hash-object big
+'
+
+test_expect_success 'above core.bigFileThreshold -w: an object already there adds nothing' '
+	cd "$TRASH" && rm -rf bw && mkdir bw && cd bw && big_setup &&
+	git hash-object -w big >/dev/null && ls .git/objects/pack >"$CMP/before" &&
+	"$FGIT" -c core.bigFileThreshold=1m hash-object -w big >"$CMP/f.out" &&
+	git hash-object big | cmp - "$CMP/f.out" &&
+	ls .git/objects/pack | cmp - "$CMP/before" && fsck_ok "$TRASH/bw"
+'
+
+test_expect_success 'above core.bigFileThreshold -w: memory far below the file size' '
+	cd "$TRASH" && rm -rf bm && git init -q bm && cd bm &&
+	head -c 40000000 /dev/urandom >huge &&
+	/usr/bin/time -f %M -o "$CMP/rss" "$FGIT" -c core.bigFileThreshold=1m hash-object -w huge >"$CMP/f.out" &&
+	git hash-object huge | cmp - "$CMP/f.out" && fsck_ok "$TRASH/bm" &&
+	echo "peak RSS $(cat "$CMP/rss") KiB for a 39063 KiB file" && test "$(cat "$CMP/rss")" -lt 16384
+'
+
 test_done

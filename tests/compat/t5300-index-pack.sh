@@ -257,4 +257,23 @@ test_expect_success 'a pack fgit indexed is accepted by git (verify-pack, fsck)'
 	git verify-pack objects/pack/*.idx && git fsck --strict --no-progress --no-dangling 2>&1 >/dev/null | grep -v "^notice" | { ! grep .; }
 '
 
+# An object above 64 MiB is inflated and named in pieces (lib/pack/indexer.c
+# BIG_OBJECT): the same .idx as git's, in far less memory than the object.
+test_expect_success 'a 100 MB blob: same .idx as git, peak RSS far below the object' '
+	rm -rf bigr && git init -q bigr && cd bigr &&
+	head -c 100000000 /dev/urandom >big && echo small >small &&
+	git -c core.bigFileThreshold=1g add big small && git commit -qm big &&
+	git -c core.bigFileThreshold=1g -c pack.compression=1 repack -adq &&
+	BIG=$(ls "$TRASH"/bigr/.git/objects/pack/*.pack) &&
+	index_both "$BIG" -o p.idx p.pack && index_both "$BIG" --threads=1 -o p.idx p.pack &&
+	rm -rf "$TRASH/f" && mkdir "$TRASH/f" && cp "$BIG" "$TRASH/f/p.pack" &&
+	/usr/bin/time -f %M -o "$CMP/rss" "$FGIT" index-pack "$TRASH/f/p.pack" >/dev/null &&
+	echo "peak RSS $(cat "$CMP/rss") KiB for a 97657 KiB blob" && test "$(cat "$CMP/rss")" -lt 32768 &&
+	rm -rf "$TRASH/r" && git init -q --bare "$TRASH/r" && cd "$TRASH/r" &&
+	cat "$BIG" | /usr/bin/time -f %M -o "$CMP/rss" "$FGIT" index-pack --stdin >/dev/null &&
+	echo "--stdin: peak RSS $(cat "$CMP/rss") KiB" && test "$(cat "$CMP/rss")" -lt 32768 &&
+	git cat-file blob $(git -C "$TRASH/bigr" rev-parse HEAD:big) | cmp - "$TRASH/bigr/big" &&
+	git fsck --strict --no-progress --no-dangling 2>&1 >/dev/null | grep -v "^notice" | { ! grep .; }
+'
+
 test_done

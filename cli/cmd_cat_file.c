@@ -474,8 +474,15 @@ static void batch_name(struct batch *b, char *line, int contents)
  * than a 36-byte struct fgit_oid, 8 MB less for the history corpus's
  * 507,773 objects (peak memory is compared with git's).
  */
+/* Where an object of an --unordered walk lives (fgit_odb_foreach_located). */
+struct id_place {
+	uint64_t offset;
+	int pack;
+};
+
 struct id_list {
 	unsigned char *v;
+	struct id_place *at;	/* --unordered: beside v, else NULL */
 	size_t n, alloc, rawsz;
 	int algo;
 };
@@ -498,21 +505,27 @@ static int collect_cb(const struct fgit_oid *oid, void *payload)
 	return 0;
 }
 
+static int collect_located_cb(const struct fgit_oid *oid, int pack, uint64_t offset,
+			      void *payload)
+{
+	struct id_list *l = payload;
+	size_t alloc = l->alloc;
+	collect_cb(oid, payload);
+	if (!l->at || alloc != l->alloc) {
+		l->at = realloc(l->at, l->alloc * sizeof(*l->at));
+		if (!l->at)
+			die("out of memory");
+	}
+	l->at[l->n - 1].pack = pack;
+	l->at[l->n - 1].offset = offset;
+	return 0;
+}
+
 static size_t sort_rawsz;
-static const unsigned char *sort_base;
 
 static int raw_cmp(const void *a, const void *b)
 {
 	return memcmp(a, b, sort_rawsz);
-}
-
-/* Positions ordered by the id there, then by position. */
-static int pos_cmp(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	int c = memcmp(sort_base + (size_t)x * sort_rawsz, sort_base + (size_t)y * sort_rawsz,
-		       sort_rawsz);
-	return c ? c : x < y ? -1 : x > y;
 }
 
 /* Sort by id and drop repeats (an object in two packs, or loose too). */
@@ -529,34 +542,45 @@ static void sort_unique(struct id_list *l)
 	l->n = k;
 }
 
-/* Drop repeats, keeping each id's first place (--unordered keeps pack order). */
+/*
+ * Drop repeats, keeping each id's first place (--unordered keeps pack
+ * order): a hash set of positions, keyed by the ids' leading bytes (ids are
+ * uniformly distributed).  Sorting the positions by id instead took about
+ * 0.7 s of one core for the history corpus's 507,773 objects, before any
+ * object was read.
+ */
 static void unique_in_place(struct id_list *l)
 {
-	uint32_t *pos;
-	unsigned char *dup;
-	size_t i, k = 0;
+	uint32_t *set, mask;
+	size_t i, k = 0, cap = 16;
 
 	if (l->n < 2)
 		return;
-	if (l->n > UINT32_MAX)
+	if (l->n >= UINT32_MAX / 2)
 		die("too many objects");
-	pos = malloc(l->n * sizeof(*pos));
-	dup = calloc(l->n, 1);
-	if (!pos || !dup)
+	while (cap < 2 * l->n)
+		cap *= 2;
+	mask = (uint32_t)cap - 1;
+	set = calloc(cap, sizeof(*set));	/* position + 1; 0 is empty */
+	if (!set)
 		die("out of memory");
-	for (i = 0; i < l->n; i++)
-		pos[i] = (uint32_t)i;
-	sort_rawsz = l->rawsz;
-	sort_base = l->v;
-	qsort(pos, l->n, sizeof(*pos), pos_cmp);
-	for (i = 1; i < l->n; i++)
-		if (!memcmp(id_at(l, pos[i]), id_at(l, pos[i - 1]), l->rawsz))
-			dup[pos[i]] = 1;
-	free(pos);
-	for (i = 0; i < l->n; i++)
-		if (!dup[i])
-			memmove(l->v + k++ * l->rawsz, id_at(l, i), l->rawsz);
-	free(dup);
+	for (i = 0; i < l->n; i++) {
+		const unsigned char *id = id_at(l, i);
+		uint32_t h, s;
+		memcpy(&h, id, sizeof(h));
+		for (s = h & mask; set[s]; s = (s + 1) & mask)
+			if (!memcmp(id_at(l, set[s] - 1), id, l->rawsz))
+				break;
+		if (set[s])
+			continue;	/* seen: its first place was kept */
+		if (k != i) {
+			memmove(l->v + k * l->rawsz, id, l->rawsz);
+			if (l->at)
+				l->at[k] = l->at[i];
+		}
+		set[s] = (uint32_t)++k;
+	}
+	free(set);
 	l->n = k;
 }
 
@@ -594,8 +618,13 @@ static void all_work(size_t i, void *slot, void *payload)
 		}
 	}
 	if (c->contents) {
-		s->status = fgit_odb_read_capped(&s->buf, &s->size, &s->type, c->b->odb, oid,
-						 STREAM_THRESHOLD);
+		if (c->ids->at)
+			s->status = fgit_odb_read_located(&s->buf, &s->size, &s->type,
+							  c->b->odb, oid, c->ids->at[i].pack,
+							  c->ids->at[i].offset, STREAM_THRESHOLD);
+		else
+			s->status = fgit_odb_read_capped(&s->buf, &s->size, &s->type,
+							 c->b->odb, oid, STREAM_THRESHOLD);
 		if (s->status)
 			return;
 		if (!c->info_needed) {
@@ -629,14 +658,18 @@ static int all_emit(size_t i, void *slot, void *payload)
 
 static void batch_all(struct batch *b)
 {
-	struct id_list l = { NULL, 0, 0, 0, 0 };
+	struct id_list l = { NULL, NULL, 0, 0, 0, 0 };
 	struct all_ctx c;
 
 	l.algo = fgit_repo_algo(cli_repo());
 	l.rawsz = fgit_hash_rawsz(l.algo);
 	if (b->unordered) {
-		if (fgit_odb_foreach(b->odb, FGIT_FOREACH_LOOSE | FGIT_FOREACH_PACKED |
-				     FGIT_FOREACH_PACK_ORDER, collect_cb, &l) < 0)
+		/* git's order: the loose objects (of every object directory),
+		 * then each pack's in pack order */
+		if (fgit_odb_foreach_located(b->odb, FGIT_FOREACH_LOOSE, collect_located_cb,
+					     &l) < 0 ||
+		    fgit_odb_foreach_located(b->odb, FGIT_FOREACH_PACKED |
+					     FGIT_FOREACH_PACK_ORDER, collect_located_cb, &l) < 0)
 			die_last();
 		unique_in_place(&l);
 		fgit_odb_set_access(b->odb, FGIT_ODB_ACCESS_PACK_ORDER);
@@ -657,6 +690,7 @@ static void batch_all(struct batch *b)
 	fgit_ordered_run_window(l.n, fgit_ordered_threads(), 128, sizeof(struct all_slot),
 				all_work, all_emit, &c);
 	free(l.v);
+	free(l.at);
 }
 
 /* Read one request line (newline- or NUL-terminated); 0 at EOF. */

@@ -319,6 +319,24 @@ int odb_find_packed(struct pack **pack, uint64_t *off, struct fgit_odb *odb,
 	return found;
 }
 
+/* Read oid's entry at off in pack p, saying which object a corrupt one is. */
+static int read_packed_at(void **out, size_t *size, enum fgit_object_type *type,
+			  struct fgit_buf *into, struct fgit_odb *odb, struct pack *p,
+			  uint64_t off, const struct fgit_oid *oid, uint64_t cap)
+{
+	int r = pack_read(out, size, type, into, odb, p, off, cap);
+	if (r < 0 && r != FGIT_ENOMEM) {
+		char hex[FGIT_MAX_HEXSZ + 1];
+		struct fgit_buf msg = FGIT_BUF_INIT;
+		fgit_buf_adds(&msg, fgit_error_last());
+		fgit_error_set(FGIT_EINVALID, "packed object %s (stored in %s) is corrupt"
+			       " (%s)", fgit_oid_to_hex(hex, oid), p->pack_path, msg.ptr);
+		fgit_buf_release(&msg);
+		r = FGIT_EINVALID;
+	}
+	return r;
+}
+
 /* Read from this database's packs; ENOTFOUND if none has the object. */
 static int read_packed(void **out, size_t *size, enum fgit_object_type *type,
 		       struct fgit_buf *into, struct fgit_odb *odb,
@@ -332,17 +350,7 @@ static int read_packed(void **out, size_t *size, enum fgit_object_type *type,
 		return r;
 	if (!r)
 		return FGIT_ENOTFOUND;
-	r = pack_read(out, size, type, into, odb, p, off, cap);
-	if (r < 0 && r != FGIT_ENOMEM) {
-		char hex[FGIT_MAX_HEXSZ + 1];
-		struct fgit_buf msg = FGIT_BUF_INIT;
-		fgit_buf_adds(&msg, fgit_error_last());
-		fgit_error_set(FGIT_EINVALID, "packed object %s (stored in %s) is corrupt"
-			       " (%s)", fgit_oid_to_hex(hex, oid), p->pack_path, msg.ptr);
-		fgit_buf_release(&msg);
-		r = FGIT_EINVALID;
-	}
-	return r;
+	return read_packed_at(out, size, type, into, odb, p, off, oid, cap);
 }
 
 /* From the packs (loose == 0) or the loose files of this database, then
@@ -403,6 +411,23 @@ int fgit_odb_read_capped(void **out, size_t *size_out, enum fgit_object_type *ty
 			 struct fgit_odb *odb, const struct fgit_oid *oid, uint64_t cap)
 {
 	return read_any(out, size_out, type_out, NULL, odb, oid, cap);
+}
+
+int fgit_odb_read_located(void **out, size_t *size_out, enum fgit_object_type *type_out,
+			  struct fgit_odb *odb, const struct fgit_oid *oid, int pack,
+			  uint64_t offset, uint64_t cap)
+{
+	struct pack *p = NULL;
+
+	if (pack >= 0) {
+		pthread_rwlock_rdlock(&odb->packs_lock);
+		if ((size_t)pack < odb->npacks && !odb->packs[pack]->gone)
+			p = odb->packs[pack];
+		pthread_rwlock_unlock(&odb->packs_lock);
+	}
+	if (!p)
+		return read_any(out, size_out, type_out, NULL, odb, oid, cap);
+	return read_packed_at(out, size_out, type_out, NULL, odb, p, offset, oid, cap);
 }
 
 int fgit_odb_read_into(struct fgit_buf *buf, enum fgit_object_type *type_out,

@@ -490,6 +490,13 @@ static int dir_file(struct file **out, struct fgit_attrs *a, const char *dir, si
 		}
 	}
 	(void)i;
+	if (!a->opts.read_file && !a->workdir) {
+		/* no attribute files to read (a bare repository): nothing to
+		 * remember either (hash-object -w --stdin-paths of 100,000 files
+		 * in 5,000 directories held 400 KiB of empty entries) */
+		*out = NULL;
+		return 0;
+	}
 	if (dirlen >= sizeof(dirz))
 		return fgit_error_set(FGIT_EINVALID, "path too long");
 	memcpy(dirz, dir, dirlen);

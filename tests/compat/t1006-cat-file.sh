@@ -147,6 +147,18 @@ test_expect_success 'an object both loose and packed is listed once' '
 	compare_sorted cat-file --batch-all-objects --unordered --batch-check
 '
 
+test_expect_success '--batch-all-objects --unordered: loose, then one pack in pack order, as git' '
+	git init -q "$TRASH/order" && cd "$TRASH/order" &&
+	for i in 1 2 3 4 5; do seq $i 500 >f$i && git add f$i && git commit -qm $i ||
+		return 1; done &&
+	git repack -adq && git cat-file blob HEAD:f1 | git hash-object -w --stdin >/dev/null &&
+	for i in 1 2 3; do echo loose$i >l$i || return 1; done &&
+	git add l1 l2 l3 && git commit -qm loose &&
+	compare cat-file --batch-all-objects --unordered --batch-check &&
+	compare cat-file --batch-all-objects --unordered --batch &&
+	compare cat-file --batch-all-objects --unordered --batch --buffer
+'
+
 test_expect_success 'revision syntax (fgit_revparse_single)' '
 	cd "$TRASH/repo" &&
 	compare cat-file -p HEAD^{tree} && compare cat-file -p HEAD:dir/sub/n &&

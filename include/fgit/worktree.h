@@ -41,6 +41,11 @@ enum fgit_dirwalk_flags {
 	 * reported as one entry and not entered; the files of other
 	 * directories one by one (status --ignored=matching). */
 	FGIT_DIRWALK_IGNORED_MATCHING = 1 << 3,
+	/* With SHOW_IGNORED|DIRECTORY|NO_EMPTY_DIRECTORY, status --ignored's
+	 * rule (git's DIR_SHOW_IGNORED_TOO): an untracked directory that also
+	 * holds untracked files is walked for the ignored paths inside it,
+	 * which ls-files -o -i --no-empty-directory leaves out. */
+	FGIT_DIRWALK_IGNORED_TOO = 1 << 4,
 };
 
 /*

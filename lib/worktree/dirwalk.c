@@ -396,7 +396,9 @@ static int walk_dir(struct walk *w, struct fgit_buf *path, int report, enum cont
 					r = o->cb(path->ptr, path->len, 1, o->payload);
 				if (r || (o->flags & FGIT_DIRWALK_NO_EMPTY_DIRECTORY))
 					continue;
-			} else if (sub == C_EMPTY || (o->flags & FGIT_DIRWALK_NO_EMPTY_DIRECTORY)) {
+			} else if (sub == C_EMPTY ||
+				   (o->flags & (FGIT_DIRWALK_NO_EMPTY_DIRECTORY | FGIT_DIRWALK_IGNORED_TOO)) ==
+				   FGIT_DIRWALK_NO_EMPTY_DIRECTORY) {
 				continue;
 			}
 			if (report) {

@@ -106,6 +106,13 @@ test_expect_success 'update-index --[no-|force-]untracked-cache' '
 	uc_cmd update-index --force-untracked-cache --verbose && uc_check &&
 	uc_cmd -c core.untrackedCache=false update-index --untracked-cache &&
 	uc_cmd -c core.untrackedCache=true update-index --no-untracked-cache'
+# six one-second pauses each for git and fgit
+test_expect_success 'update-index --test-untracked-cache: same progress, verdict, nothing written' '
+	cd repo/done && cp -p ../.git/index ../../idx.t && sleep 1 && touch ../two &&
+	compare_err update-index --refresh --untracked-cache --test-untracked-cache &&
+	cmp ../.git/index ../../idx.t && [ -z "$(ls -d ../mtime-test-* 2>/dev/null)" ] &&
+	git init -q --bare ../../bare-t && cd ../../bare-t &&
+	compare_fail update-index --test-untracked-cache'
 test_expect_success 'feature.manyFiles writes an empty cache' '
 	cd repo && git config --unset core.untrackedCache; git update-index --no-untracked-cache &&
 	uc_cmd -c feature.manyFiles=true update-index --refresh &&

@@ -72,7 +72,8 @@ struct fgit_dirwalk_options {
 	 * The index's untracked cache, already checked by the caller against
 	 * this run (ident, flags, exclude files: see git's
 	 * validate_untracked_cache); NULL: none.  Used only for a whole-tree
-	 * DIRECTORY|NO_EMPTY_DIRECTORY walk without SHOW_IGNORED or pathspec,
+	 * DIRECTORY|NO_EMPTY_DIRECTORY walk (a cache with dir_flags 6) or a
+	 * walk with no flags (-uall, dir_flags 0), without pathspec,
 	 * as git's read_directory uses it: a directory whose stat data and
 	 * per-directory ignore file still match is not read, its cached
 	 * untracked names are reported instead; any other directory is read

@@ -17,9 +17,11 @@
 #endif
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "fgit/buf.h"
 #include "fgit/common.h"
 #include "fgit/hash.h"
@@ -40,7 +42,15 @@ struct walk {
 	struct fgit_buf fs;	/* workdir + "/" */
 	size_t fs_base;
 	const char *per_dir;	/* ".gitignore" or NULL */
+	char *dents;		/* getdents64 buffer, DENTS_SIZE bytes */
 };
+
+/*
+ * Directories are read with getdents64 into one buffer per walk rather
+ * than through opendir, which costs an fstat per directory (5,100 of them
+ * in status on the 100,000-file corpus, where system calls are dear).
+ */
+#define DENTS_SIZE (64 * 1024)
 
 /* One directory's sorted entries; names live in one buffer. */
 struct dirlist {
@@ -90,22 +100,35 @@ static void dirlist_release(struct dirlist *d)
  * in readdir order. */
 static int read_dir_order(struct dirlist *out, struct walk *w, const char *rel, int sorted)
 {
-	DIR *dir;
-	struct dirent *de;
-	size_t alloc = 0;
+	size_t alloc = 0, off = 0;
+	ssize_t got = 0;
+	int fd;
 
 	memset(out, 0, sizeof(*out));
 	fgit_buf_init(&out->names, 0);
 	fgit_buf_setlen(&w->fs, w->fs_base);
 	fgit_buf_adds(&w->fs, rel);
-	dir = opendir(w->fs.len ? w->fs.ptr : ".");
-	if (!dir)
+	if (!w->dents && !(w->dents = malloc(DENTS_SIZE)))
+		return fgit_error_set(FGIT_ENOMEM, "out of memory");
+	fd = open(w->fs.len ? w->fs.ptr : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
 		return 0;	/* git skips unreadable directories */
 	out->opened = 1;
-	while ((de = readdir(dir))) {
-		const char *name = de->d_name;
+	for (;;) {
+		const struct dirent64 *de;
+		const char *name;
 		size_t len;
 		int is_dir;
+
+		if (off >= (size_t)got) {
+			/* an error ends the listing, as readdir's NULL does */
+			if ((got = getdents64(fd, w->dents, DENTS_SIZE)) <= 0)
+				break;
+			off = 0;
+		}
+		de = (const struct dirent64 *)(w->dents + off);
+		off += de->d_reclen;
+		name = de->d_name;
 
 		if (name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2]) ||
 				       !strcmp(name + 1, "git")))
@@ -139,12 +162,12 @@ static int read_dir_order(struct dirlist *out, struct walk *w, const char *rel, 
 			goto nomem;
 		out->n++;
 	}
-	closedir(dir);
+	close(fd);
 	if (sorted && out->n > 1)
 		qsort_r(out->v, out->n, sizeof(*out->v), dent_cmp, out->names.ptr);
 	return 0;
 nomem:
-	closedir(dir);
+	close(fd);
 	dirlist_release(out);
 	return fgit_error_set(FGIT_ENOMEM, "out of memory");
 }
@@ -474,6 +497,7 @@ enum uc_state { U_NONE, U_RECURSE, U_EXCLUDED, U_UNTRACKED };
 struct uc_walk {
 	struct walk *w;
 	struct fgit_untr *uc;
+	int all;		/* -uall: untracked directories walked, not checked */
 	uint32_t isec;		/* the index file's mtime: racy directories */
 };
 
@@ -595,14 +619,19 @@ static int uc_entry(struct uc_walk *u, struct fgit_buf *path, size_t base, struc
 			return 0;
 	}
 	fgit_buf_addch(path, '/');
+	if (*state != U_RECURSE) {
+		if (nested_repo(w, path->ptr, len)) {
+			*state = U_UNTRACKED;
+			return 0;
+		}
+		/* -uall: an untracked directory is walked like a tracked one */
+		if (u->all)
+			*state = U_RECURSE;
+	}
 	if (*state == U_RECURSE) {
 		if (!(c = fgit_untr_lookup(u->uc, n, path->ptr + base, path->len - base)))
 			return fgit_error_set(FGIT_ENOMEM, "out of memory");
 		return uc_read(u, path, c, check_only, sub);
-	}
-	if (nested_repo(w, path->ptr, len)) {
-		*state = U_UNTRACKED;
-		return 0;
 	}
 	if (!(c = fgit_untr_lookup(u->uc, n, path->ptr + base, path->len - base)))
 		return fgit_error_set(FGIT_ENOMEM, "out of memory");
@@ -779,11 +808,13 @@ int fgit_dirwalk(const char *workdir, const struct fgit_dirwalk_options *o)
 		hi = fgit_index_prefix_end(o->index, lo, hi, path.ptr, path.len);
 	}
 	if (o->untracked_cache && o->untracked_cache->root && o->index && !path.len &&
-	    !o->pathspec && o->flags == (FGIT_DIRWALK_DIRECTORY | FGIT_DIRWALK_NO_EMPTY_DIRECTORY)) {
+	    !o->pathspec && (o->flags == (FGIT_DIRWALK_DIRECTORY | FGIT_DIRWALK_NO_EMPTY_DIRECTORY) ||
+			     !o->flags)) {
 		struct uc_walk u;
 		enum uc_state st;
 		uint32_t insec;
 		u.w = &w;
+		u.all = !o->flags;
 		u.uc = o->untracked_cache;
 		fgit_index_file_mtime(o->index, &u.isec, &insec);
 		u.uc->root->recurse = 1;
@@ -795,5 +826,6 @@ out:
 		pop(&w);
 	fgit_buf_release(&path);
 	fgit_buf_release(&w.fs);
+	free(w.dents);
 	return r;
 }

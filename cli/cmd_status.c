@@ -1396,9 +1396,12 @@ CLI_CMD(status)
 	}
 	so.submodule_cb = sub_cb;
 	so.submodule_payload = "";
-	/* git's validate_untracked_cache: a plain whole-tree status -unormal */
-	uc = s.untracked_mode == FGIT_STATUS_UNTRACKED_NORMAL && !s.ignored_mode && !ps ?
-		cli_untr_for_status(s.repo, idx, 6) : NULL;
+	/* git's validate_untracked_cache: a plain whole-tree status, -unormal
+	 * (walk flags 6) or -uall (0) */
+	uc = (s.untracked_mode == FGIT_STATUS_UNTRACKED_NORMAL ||
+	      s.untracked_mode == FGIT_STATUS_UNTRACKED_ALL) && !s.ignored_mode && !ps ?
+		cli_untr_for_status(s.repo, idx, s.untracked_mode == FGIT_STATUS_UNTRACKED_ALL ? 0 : 6) :
+		NULL;
 	so.untracked_cache = uc;
 	if (fgit_status_collect(&s.s, &so))
 		die_last();

@@ -8,7 +8,7 @@
  * (both forms), --chmod, --[no-]assume-unchanged, --[no-]skip-worktree,
  * --refresh, --really-refresh, -q, --unmerged, --ignore-missing,
  * --index-version, --verbose, --info-only, --stdin, --index-info, -z,
- * --[no-|force-]untracked-cache.
+ * --[no-|force-|test-]untracked-cache.
  * Others exit 129.
  * File contents go through the to-git conversion (clean filter, eol,
  * ident) of their path, core.safecrlf checked when they are written.
@@ -432,6 +432,39 @@ bad:
 	fgit_buf_release(&line);
 }
 
+static void test_step(int n, void *payload)
+{
+	if (n)
+		fputc('.', stderr);
+	else
+		fprintf(stderr, "Testing mtime in '%s' ", (const char *)payload);
+}
+
+/* --test-untracked-cache: 0 when the file system suits the cache, else 1 */
+static int test_untracked_cache(struct ui *u)
+{
+	const char *why;
+	char *cwd;
+	int r;
+
+	if (!u->top)
+		die("this operation must be run in a work tree");
+	if (chdir(u->top))
+		die_errno("cannot chdir to '%s'", u->top);
+	if (!(cwd = getcwd(NULL, 0)))
+		die_errno("unable to get current working directory");
+	r = fgit_untr_test_mtime(&why, "", test_step, cwd);
+	free(cwd);
+	if (r < 0)
+		die_last();
+	if (!r) {
+		fprintf(stderr, "\n%s\n", why);
+		return 1;
+	}
+	fputs(" OK\n", stderr);
+	return 0;
+}
+
 static void usage_ui(void)
 {
 	cli_usage("git update-index [<options>] [--] [<file>...]");
@@ -551,11 +584,19 @@ CLI_CMD(update_index)
 			untracked = 1;
 		} else if (!strcmp(a, "--no-untracked-cache")) {
 			untracked = -1;
+		} else if (!strcmp(a, "--test-untracked-cache")) {
+			untracked = 2;
 		} else if (!strcmp(a, "-h")) {
 			usage_ui();
 		} else {
 			die_unimplemented("update-index", a);
 		}
+	}
+	if (untracked == 2) {
+		/* git tests and returns: what the other options did is not written */
+		free(index_path);
+		cli_flush_stdout();
+		return test_untracked_cache(&u);
 	}
 	if (untracked) {
 		/* git tests and warns against the configuration, then obeys */

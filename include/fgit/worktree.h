@@ -41,6 +41,11 @@ enum fgit_dirwalk_flags {
 	 * reported as one entry and not entered; the files of other
 	 * directories one by one (status --ignored=matching). */
 	FGIT_DIRWALK_IGNORED_MATCHING = 1 << 3,
+	/* With SHOW_IGNORED|DIRECTORY|NO_EMPTY_DIRECTORY, status --ignored's
+	 * rule (git's DIR_SHOW_IGNORED_TOO): an untracked directory that also
+	 * holds untracked files is walked for the ignored paths inside it,
+	 * which ls-files -o -i --no-empty-directory leaves out. */
+	FGIT_DIRWALK_IGNORED_TOO = 1 << 4,
 };
 
 /*
@@ -67,7 +72,8 @@ struct fgit_dirwalk_options {
 	 * The index's untracked cache, already checked by the caller against
 	 * this run (ident, flags, exclude files: see git's
 	 * validate_untracked_cache); NULL: none.  Used only for a whole-tree
-	 * DIRECTORY|NO_EMPTY_DIRECTORY walk without SHOW_IGNORED or pathspec,
+	 * DIRECTORY|NO_EMPTY_DIRECTORY walk (a cache with dir_flags 6) or a
+	 * walk with no flags (-uall, dir_flags 0), without pathspec,
 	 * as git's read_directory uses it: a directory whose stat data and
 	 * per-directory ignore file still match is not read, its cached
 	 * untracked names are reported instead; any other directory is read
@@ -155,6 +161,21 @@ int fgit_untr_exclude_oid_matches(const struct fgit_oid *oid, const char *buf, s
  */
 int fgit_untr_exclude_oid(struct fgit_oid *out, const char *fspath, const char *path,
 			  const struct fgit_index *idx, int algo);
+
+/*
+ * update-index --test-untracked-cache: does the stat data of a directory
+ * change when a file or directory is added to it or removed from it, and
+ * stay when a file in it is written or one is added in a subdirectory?
+ * The untracked cache trusts exactly that.  Works in a new directory
+ * "mtime-test-XXXXXX" made in `dir` and removed afterwards, waiting one
+ * second before each change (as git does, so that whole-second times
+ * differ).  `step(n, payload)` is called with n = 0 once the directory is
+ * made, then with 1..6 after each check that passed.  Returns 1 when every
+ * check passed, 0 when one failed (*why: git's message for it, static), or
+ * a negative error (the directory could not be made or stat'ed).
+ */
+int fgit_untr_test_mtime(const char **why, const char *dir,
+			 void (*step)(int n, void *payload), void *payload);
 
 /* Only the stat comparison (git's ce_match_stat_basic): a changed mask. */
 int fgit_worktree_stat_differs(const struct fgit_index_entry *e, const struct stat *st,

@@ -1116,14 +1116,16 @@ static int collect_untracked(struct fgit_status *st, const struct fgit_status_op
 			u.nr = k;
 		}
 	}
-	if (o->ignored && o->ignore) {
+	/* git collects no ignored paths either under -uno */
+	if (o->ignored && o->ignore && o->untracked != FGIT_STATUS_UNTRACKED_NO) {
 		wo.flags |= FGIT_DIRWALK_SHOW_IGNORED;
 		if (o->ignored == FGIT_STATUS_IGNORED_MATCHING)
 			wo.flags = FGIT_DIRWALK_SHOW_IGNORED | FGIT_DIRWALK_IGNORED_MATCHING;
 		else if (o->untracked == FGIT_STATUS_UNTRACKED_ALL)
 			wo.flags &= ~(unsigned)(FGIT_DIRWALK_DIRECTORY | FGIT_DIRWALK_NO_EMPTY_DIRECTORY);
 		else
-			wo.flags |= FGIT_DIRWALK_DIRECTORY | FGIT_DIRWALK_NO_EMPTY_DIRECTORY;
+			wo.flags |= FGIT_DIRWALK_DIRECTORY | FGIT_DIRWALK_NO_EMPTY_DIRECTORY |
+				    FGIT_DIRWALK_IGNORED_TOO;
 		wo.payload = &wg;
 		r = fgit_dirwalk(o->workdir, &wo);
 		if (r > 0)

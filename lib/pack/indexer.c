@@ -1375,7 +1375,7 @@ int fgit_indexer_run(struct fgit_indexer **out, int in_fd, int copy_fd,
 	 * the caller can read the stream again (unpack-objects does); a
 	 * failed write says so instead of the first error */
 	if (ret && copy_fd >= 0 && (opts->flags & FGIT_INDEX_PACK_STREAM) && p.r.buf)
-		write_all(copy_fd, p.r.buf + p.r.hashed, p.r.len - p.r.hashed);
+		pack_write(copy_fd, p.r.buf + p.r.hashed, p.r.len - p.r.hashed);
 	if (ret)
 		goto out;
 	free(p.r.buf);

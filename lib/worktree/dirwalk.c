@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "fgit/buf.h"
 #include "fgit/common.h"
 #include "fgit/hash.h"
@@ -426,7 +427,9 @@ static int walk_dir(struct walk *w, struct fgit_buf *path, int report, enum cont
 					r = o->cb(path->ptr, path->len, 1, o->payload);
 				if (r || (o->flags & FGIT_DIRWALK_NO_EMPTY_DIRECTORY))
 					continue;
-			} else if (sub == C_EMPTY || (o->flags & FGIT_DIRWALK_NO_EMPTY_DIRECTORY)) {
+			} else if (sub == C_EMPTY ||
+				   (o->flags & (FGIT_DIRWALK_NO_EMPTY_DIRECTORY | FGIT_DIRWALK_IGNORED_TOO)) ==
+				   FGIT_DIRWALK_NO_EMPTY_DIRECTORY) {
 				continue;
 			}
 			if (report) {
@@ -502,6 +505,7 @@ enum uc_state { U_NONE, U_RECURSE, U_EXCLUDED, U_UNTRACKED };
 struct uc_walk {
 	struct walk *w;
 	struct fgit_untr *uc;
+	int all;		/* -uall: untracked directories walked, not checked */
 	uint32_t isec;		/* the index file's mtime: racy directories */
 };
 
@@ -623,14 +627,19 @@ static int uc_entry(struct uc_walk *u, struct fgit_buf *path, size_t base, struc
 			return 0;
 	}
 	fgit_buf_addch(path, '/');
+	if (*state != U_RECURSE) {
+		if (nested_repo(w, path->ptr, len)) {
+			*state = U_UNTRACKED;
+			return 0;
+		}
+		/* -uall: an untracked directory is walked like a tracked one */
+		if (u->all)
+			*state = U_RECURSE;
+	}
 	if (*state == U_RECURSE) {
 		if (!(c = fgit_untr_lookup(u->uc, n, path->ptr + base, path->len - base)))
 			return fgit_error_set(FGIT_ENOMEM, "out of memory");
 		return uc_read(u, path, c, check_only, sub);
-	}
-	if (nested_repo(w, path->ptr, len)) {
-		*state = U_UNTRACKED;
-		return 0;
 	}
 	if (!(c = fgit_untr_lookup(u->uc, n, path->ptr + base, path->len - base)))
 		return fgit_error_set(FGIT_ENOMEM, "out of memory");
@@ -807,11 +816,13 @@ int fgit_dirwalk(const char *workdir, const struct fgit_dirwalk_options *o)
 		hi = fgit_index_prefix_end(o->index, lo, hi, path.ptr, path.len);
 	}
 	if (o->untracked_cache && o->untracked_cache->root && o->index && !path.len &&
-	    !o->pathspec && o->flags == (FGIT_DIRWALK_DIRECTORY | FGIT_DIRWALK_NO_EMPTY_DIRECTORY)) {
+	    !o->pathspec && (o->flags == (FGIT_DIRWALK_DIRECTORY | FGIT_DIRWALK_NO_EMPTY_DIRECTORY) ||
+			     !o->flags)) {
 		struct uc_walk u;
 		enum uc_state st;
 		uint32_t insec;
 		u.w = &w;
+		u.all = !o->flags;
 		u.uc = o->untracked_cache;
 		fgit_index_file_mtime(o->index, &u.isec, &insec);
 		u.uc->root->recurse = 1;

@@ -93,6 +93,23 @@ test_expect_success 'nested repository and empty directories' '
 	cd repo && git init -q nested && mkdir -p empty/e2 && uc_check && sleep 1 && uc_check'
 test_expect_success 'status.showUntrackedFiles and -u modes leave the cache alone' '
 	cd repo && uc_check -uall && uc_check -uno && uc_check -uall'
+# uc_all MODE [status options]: as uc_check, with status.showUntrackedFiles
+# set to MODE ("-": unset)
+uc_all()
+{
+	c="-c status.showUntrackedFiles=$1"; [ "$1" = - ] && c=
+	shift
+	cp -p .git/index ../idx.b && git $c status --porcelain "$@" >../g.out &&
+	$DUMP .git/index >../g.untr && cp -p ../idx.b .git/index &&
+	"$FGIT" $c status --porcelain "$@" >../f.out && $DUMP .git/index >../f.untr &&
+	cmp ../g.out ../f.out && { cmp ../g.untr ../f.untr ||
+	{ echo "UNTR differs: $c $*"; cat ../g.untr ../f.untr; return 1; }; }
+}
+test_expect_success 'status.showUntrackedFiles=all: the cache kept for -uall, replaced, used' '
+	cd repo && uc_all all && sleep 1 && uc_all all &&
+	echo a >nd/deep/new && mkdir -p nd/more && echo b >nd/more/b && echo c >dthree/c.o &&
+	uc_all all && uc_all no -uall && uc_all - && uc_all - -uall && uc_all all -unormal &&
+	uc_all all && rm -r nd/more && sleep 1 && uc_all all && uc_all all && uc_all - -uall && uc_all -'
 test_expect_success 'core.untrackedCache unset: used, not written' '
 	cd repo && git config --unset core.untrackedCache && echo k >keep1 && uc_check &&
 	git config core.untrackedCache true'
@@ -106,6 +123,13 @@ test_expect_success 'update-index --[no-|force-]untracked-cache' '
 	uc_cmd update-index --force-untracked-cache --verbose && uc_check &&
 	uc_cmd -c core.untrackedCache=false update-index --untracked-cache &&
 	uc_cmd -c core.untrackedCache=true update-index --no-untracked-cache'
+# six one-second pauses each for git and fgit
+test_expect_success 'update-index --test-untracked-cache: same progress, verdict, nothing written' '
+	cd repo/done && cp -p ../.git/index ../../idx.t && sleep 1 && touch ../two &&
+	compare_err update-index --refresh --untracked-cache --test-untracked-cache &&
+	cmp ../.git/index ../../idx.t && [ -z "$(ls -d ../mtime-test-* 2>/dev/null)" ] &&
+	git init -q --bare ../../bare-t && cd ../../bare-t &&
+	compare_fail update-index --test-untracked-cache'
 test_expect_success 'feature.manyFiles writes an empty cache' '
 	cd repo && git config --unset core.untrackedCache; git update-index --no-untracked-cache &&
 	uc_cmd -c feature.manyFiles=true update-index --refresh &&

@@ -108,6 +108,36 @@ test_expect_success 'cherry-pick, revert and bisect in progress' '
 	git checkout -q --detach && git bisect start >/dev/null && all_st "" &&
 	compare -c advice.statusHints=false status'
 
+IGN_MODES="--ignored|--ignored=matching|--ignored=traditional|--ignored=no"
+IGN_FORMATS="|-s|--porcelain|--porcelain=v2|-z"
+# every --ignored mode with every -u mode and format
+all_ign()
+{
+	for u in "" -uno -unormal -uall; do
+		old=$IFS; IFS='|'
+		for i in $IGN_MODES; do
+			for f in $IGN_FORMATS; do
+				IFS=$old
+				compare status $f $i $u || { IFS=$old; return 1; }
+				IFS='|'
+			done
+		done
+		IFS=$old
+	done
+}
+
+test_expect_success '--ignored: a directory that has just become untracked keeps its ignored files' '
+	git init -q ui && cd ui && printf "*.o\nign/\n" >.gitignore && mkdir -p dir/sub keep &&
+	echo a >dir/a && echo b >dir/sub/b && echo k >keep/k && git add . && git commit -q -m1 &&
+	echo o >dir/x.o && echo o >dir/sub/y.o && echo o >keep/z.o && mkdir -p other ign &&
+	echo u >other/u.o && echo i >ign/f && git rm -q --cached dir/a dir/sub/b && all_ign &&
+	mkdir -p U/ign U/s U/m/deep U/e U/io/deep V/ign W/e && echo u >U/u && echo o >U/x.o &&
+	echo i >U/ign/f && echo o >U/s/y.o && echo u >U/m/u && echo o >U/m/z.o &&
+	echo o >U/m/deep/w.o && echo o >U/io/deep/q.o && echo o >U/io/r.o && echo i >V/ign/f &&
+	echo o >V/a.o && echo u >W/u && echo o >W/e/ee.o && git init -q U/nested &&
+	git init -q W/nested2 && echo o >W/nested2/n.o && all_ign &&
+	git rm -q --cached keep/k && all_ign'
+
 test_expect_success 'options refused or wrong' '
 	cd repo && compare_fail status --porcelain=v9 && compare_fail status -ubogus &&
 	compare_fail status --ignored=bogus && compare_fail status --bogus'

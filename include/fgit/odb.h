@@ -65,6 +65,12 @@ enum fgit_odb_access {
  * applies to the alternates too. */
 void fgit_odb_set_access(struct fgit_odb *odb, enum fgit_odb_access how);
 
+/* Cap the delta-base cache (and the alternates') at `limit` bytes, or at
+ * core.deltaBaseCacheLimit if lower; 0: back to core.deltaBaseCacheLimit.
+ * For a phase whose bases are read again soon after they were built.  Set
+ * before reading (not safe against reads running at the same time). */
+void fgit_odb_set_cache_limit(struct fgit_odb *odb, size_t limit);
+
 /* Empty the delta-base cache (and the alternates'), e.g. between a walk
  * that filled it and a phase that will not use it.  Thread-safe. */
 void fgit_odb_drop_cache(struct fgit_odb *odb);

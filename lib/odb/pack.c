@@ -558,6 +558,14 @@ void fgit_odb_set_access(struct fgit_odb *odb, enum fgit_odb_access how)
 		fgit_odb_set_access(odb->alts[i], how);
 }
 
+void fgit_odb_set_cache_limit(struct fgit_odb *odb, size_t limit)
+{
+	size_t i, conf = odb_cache_limit(odb);
+	odb_cache_set_limit(odb->cache, limit && limit < conf ? limit : conf);
+	for (i = 0; i < odb->nalts; i++)
+		fgit_odb_set_cache_limit(odb->alts[i], limit);
+}
+
 void fgit_odb_drop_cache(struct fgit_odb *odb)
 {
 	size_t i;

@@ -81,6 +81,28 @@ test_expect_success 'pack-objects --write-bitmap-index: with --all only, as git'
 	ls w.git/pk-* | sed "s/pk-[0-9a-f]*/pk-X/;s|.*/||" >l1 &&
 	ls w/pk-* | sed "s/pk-[0-9a-f]*/pk-X/;s|.*/||" >l2 && cmp l1 l2 && ! grep -q bitmap l2
 '
+# tree entry lists as the writer keeps them: a tree of 300 entries, one
+# blob under two names, one subtree at two paths, a gitlink (not an object
+# of the pack), the empty tree; built on two threads and on one
+git init -q shapes && (cd shapes &&
+	for i in $(seq 1 300); do echo "$i" >"f$i"; done && mkdir -p d/e && echo x >d/e/x &&
+	echo x >d/y && cp -r d d2 && git add . && git commit -q -m c1 &&
+	git update-index --add --cacheinfo "160000,$(git rev-parse HEAD),sub" &&
+	git commit -q -m c2 && echo z >d2/e/z && echo 7 >f7 && git add . && git commit -q -m c3 &&
+	git branch empty "$(git commit-tree -m empty "$(git mktree </dev/null)")" &&
+	git repack -adq) || exit 1
+shapes() { cp -a "$TRASH/shapes/." .; }
+for th in 2 1; do
+test_expect_success "entry lists of every shape, pack.threads=$th" '
+	compare_write shapes -c pack.threads='$th' repack -adbq && same_state &&
+	for c in HEAD HEAD~1 HEAD~2 empty; do
+		git -C w rev-list --test-bitmap $c >tb 2>&1 && grep -q "^OK!" tb || return 1
+	done &&
+	git -C w rev-list --use-bitmap-index --objects --all | cut -c1-40 | sort >b1 &&
+	git -C w rev-list --objects --all | cut -c1-40 | sort >b2 && cmp b1 b2 &&
+	fsck_ok w
+'
+done
 test_expect_success 'fgit sends a clone from the bitmap it wrote' '
 	compare_write setup repack -adbq &&
 	(cd w && "$FGIT" pack-objects --all --stdout -q </dev/null >../p.pack) &&

@@ -47,6 +47,7 @@ struct pack {
 	/* offsets of the entries other entries are deltas on, sorted; built
 	 * on demand (FGIT_ODB_ACCESS_ONCE_EACH) */
 	struct pack_bases *_Atomic bases;
+	atomic_int bases_busy;		/* a thread is building bases */
 	/* resolved type by entry offset: open addressing, (off << 3) | type */
 	_Atomic uint64_t *_Atomic type_memo;
 	size_t type_memo_mask;

@@ -58,7 +58,10 @@ enum fgit_odb_access {
 	FGIT_ODB_ACCESS_PACK_ORDER,
 	/* Many objects, each read once (grep of a tree or the index): an
 	 * object read whole that is the base of a delta in its pack is kept
-	 * in the cache for that delta too, not inflated a second time. */
+	 * in the cache for that delta too, not inflated a second time (if
+	 * the cache keeps it); the cache is small (8 MiB, or
+	 * core.deltaBaseCacheLimit if lower), as its page faults cost more
+	 * than inflating the bigger bases again. */
 	FGIT_ODB_ACCESS_ONCE_EACH,
 };
 /* Set before reading (not safe against reads running at the same time);

@@ -53,6 +53,11 @@ void odb_cache_set_limit(struct odb_cache *c, size_t limit)
 	c->limit = limit;	/* entries over it go as the cache is added to */
 }
 
+int odb_cache_keeps(const struct odb_cache *c, size_t size)
+{
+	return size <= c->limit / 2;
+}
+
 void odb_cache_put(struct odb_cache_entry *e)
 {
 	if (e && atomic_fetch_sub(&e->refs, 1) == 1) {
@@ -174,7 +179,7 @@ struct odb_cache_entry *odb_cache_add(struct odb_cache *c, struct pack *p, uint6
 	e->size = size;
 	e->depth = depth;
 	atomic_init(&e->refs, 1);
-	if (size > c->limit / 2)
+	if (!odb_cache_keeps(c, size))
 		return e;		/* too big to keep: the caller's only */
 	atomic_fetch_add(&e->refs, 1);
 	pthread_mutex_lock(&s->lock);

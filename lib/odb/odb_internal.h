@@ -47,6 +47,7 @@ struct pack {
 	/* offsets of the entries other entries are deltas on, sorted; built
 	 * on demand (FGIT_ODB_ACCESS_ONCE_EACH) */
 	struct pack_bases *_Atomic bases;
+	atomic_int bases_busy;		/* a thread is building bases */
 	/* resolved type by entry offset: open addressing, (off << 3) | type */
 	_Atomic uint64_t *_Atomic type_memo;
 	size_t type_memo_mask;
@@ -213,6 +214,8 @@ void odb_cache_free(struct odb_cache *c);
 void odb_cache_clear(struct odb_cache *c);
 /* Not safe against readers running at the same time. */
 void odb_cache_set_limit(struct odb_cache *c, size_t limit);
+/* Whether an entry of `size` bytes would be kept (not over half the limit). */
+int odb_cache_keeps(const struct odb_cache *c, size_t size);
 /* A referenced entry or NULL; release with odb_cache_put. */
 struct odb_cache_entry *odb_cache_get(struct odb_cache *c, struct pack *p, uint64_t off);
 /* Add data (ownership moves to the entry); returns a referenced entry. */

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "fgit/buf.h"
@@ -386,52 +387,195 @@ static int compression_level(const struct fgit_odb *odb)
 }
 
 
-/* Create a temporary file in the object's fan-out directory. */
+/*
+ * Writing costs system calls, and on this VM each one is dear (add -A of
+ * 100,000 small files into a fresh object database, AMD EPYC VM under
+ * firecracker, kernel 6.18: 11.3 calls an object and 60% of the CPU time
+ * in the kernel, 8% of it walking the long object paths).  So an object
+ * takes four: openat() of the temporary file relative to its fan-out
+ * directory (kept open, O_PATH), created read-only with O_EXCL under a
+ * name we make ourselves (mkstemp() asks getrandom() now and then and
+ * needs a chmod after), one write(), close(), and renameat2() with
+ * RENAME_NOREPLACE: like git's link() + unlink(), an existing object is
+ * never replaced, and the object appears under its name only complete.
+ * A file system without RENAME_NOREPLACE gets link() + unlink(), then
+ * rename(), as git does.
+ */
+struct odb_fanout {
+	pthread_mutex_t lock;
+	atomic_int fd[256];		/* 0: not opened yet; -1: failed; else fd + 1 */
+	atomic_uchar ours[256];		/* we made the directory: its objects are ours */
+};
+
+static struct odb_fanout *fanout_get(struct fgit_odb *odb)
+{
+	struct odb_fanout *f = atomic_load_explicit(&odb->fanout, memory_order_acquire);
+	struct odb_fanout *fresh, *none = NULL;
+
+	if (f)
+		return f;
+	if (!(fresh = calloc(1, sizeof(*fresh))))
+		return NULL;
+	pthread_mutex_init(&fresh->lock, NULL);
+	if (atomic_compare_exchange_strong(&odb->fanout, &none, fresh))
+		return fresh;
+	pthread_mutex_destroy(&fresh->lock);
+	free(fresh);
+	return none;
+}
+
+void odb_fanout_free(struct odb_fanout *f)
+{
+	if (!f)
+		return;
+	for (int d = 0; d < 256; d++)
+		if (f->fd[d] > 0)
+			close(f->fd[d] - 1);
+	pthread_mutex_destroy(&f->lock);
+	free(f);
+}
+
+/*
+ * The fan-out directory d, opened (created if missing) once per handle;
+ * AT_FDCWD when it cannot be kept open (out of descriptors): the caller
+ * then uses the full path.  Negative (error set) if it cannot be created.
+ */
+static int fanout_dir(struct fgit_odb *odb, unsigned d)
+{
+	struct odb_fanout *f = fanout_get(odb);
+	char dir[4096];
+	int v, fd;
+
+	if (!f)
+		return AT_FDCWD;
+	v = atomic_load_explicit(&f->fd[d], memory_order_acquire);
+	if (v)
+		return v > 0 ? v - 1 : AT_FDCWD;
+	pthread_mutex_lock(&f->lock);
+	if ((v = atomic_load_explicit(&f->fd[d], memory_order_relaxed)) != 0)
+		goto out;
+	snprintf(dir, sizeof(dir), "%s/%02x", odb->path, d);
+	fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT) {
+		if (mkdir(dir, 0777) == 0)
+			atomic_store_explicit(&f->ours[d], 1, memory_order_relaxed);
+		else if (errno != EEXIST) {
+			pthread_mutex_unlock(&f->lock);
+			return fgit_error_errno(FGIT_ERROR, "unable to create directory %s", dir);
+		}
+		fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	}
+	v = fd < 0 ? -1 : fd + 1;
+	atomic_store_explicit(&f->fd[d], v, memory_order_release);
+out:
+	pthread_mutex_unlock(&f->lock);
+	return v > 0 ? v - 1 : AT_FDCWD;
+}
+
+int odb_loose_dir_is_ours(struct fgit_odb *odb, const struct fgit_oid *oid)
+{
+	struct odb_fanout *f = atomic_load_explicit(&odb->fanout, memory_order_acquire);
+
+	return f && atomic_load_explicit(&f->ours[oid->hash[0]], memory_order_relaxed) &&
+		atomic_load_explicit(&f->fd[oid->hash[0]], memory_order_acquire) > 0;
+}
+
+/* A fresh name in place of the last six characters of name. */
+static void tmp_name(char *name)
+{
+	static const char set[] =
+		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	static _Thread_local uint64_t state;
+	size_t len = strlen(name);
+	uint64_t x;
+
+	if (!state) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		state = ((uint64_t)getpid() << 32) ^ (uint64_t)ts.tv_nsec ^
+			((uint64_t)ts.tv_sec << 20) ^ (uint64_t)(uintptr_t)&state;
+	}
+	/* splitmix64 */
+	x = (state += 0x9e3779b97f4a7c15ULL);
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	for (size_t i = len - 6; i < len; i++, x /= 62)
+		name[i] = set[x % 62];
+}
+
+/*
+ * Create "<dir>/tmp_obj_XXXXXX" read-only (git's mode for object files),
+ * relative to dfd; name receives the name as opened.
+ */
+static int create_tmp(int dfd, char *name, size_t namesz, const char *dir)
+{
+	int fd, tries;
+
+	if (strlen(dir) + sizeof("/tmp_obj_XXXXXX") > namesz)
+		return fgit_error_set(FGIT_ERROR, "path too long: %s", dir);
+	snprintf(name, namesz, "%s%stmp_obj_XXXXXX", dir, *dir ? "/" : "");
+	for (tries = 0; tries < 100; tries++) {
+		tmp_name(name);
+		fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444);
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
+	}
+	return -1;
+}
+
+/* Create a temporary file in the fan-out directory of final_path. */
 static int open_tmp(char *tmp, size_t tmpsz, const char *final_path)
 {
 	const char *slash = strrchr(final_path, '/');
+	char dir[4096];
 	int fd;
 
-	int dirlen = (int)(slash - final_path);
-
-	if ((size_t)dirlen + 16 > tmpsz)
-		return fgit_error_set(FGIT_ERROR, "path too long: %s", final_path);
-	snprintf(tmp, tmpsz, "%.*s/tmp_obj_XXXXXX", dirlen, final_path);
-	fd = mkstemp(tmp);
+	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - final_path), final_path);
+	fd = create_tmp(AT_FDCWD, tmp, tmpsz, dir);
 	if (fd < 0 && errno == ENOENT) {
-		tmp[dirlen] = 0;
-		if (mkdir(tmp, 0777) < 0 && errno != EEXIST)
-			return fgit_error_errno(FGIT_ERROR, "unable to create directory %s", tmp);
-		snprintf(tmp, tmpsz, "%.*s/tmp_obj_XXXXXX", dirlen, final_path);
-		fd = mkstemp(tmp);
+		if (mkdir(dir, 0777) < 0 && errno != EEXIST)
+			return fgit_error_errno(FGIT_ERROR, "unable to create directory %s", dir);
+		fd = create_tmp(AT_FDCWD, tmp, tmpsz, dir);
 	}
 	if (fd < 0)
 		return fgit_error_errno(FGIT_ERROR,
-					"insufficient permission for adding an object to repository database %.*s",
-					(int)(slash - final_path), final_path);
+					"insufficient permission for adding an object to repository database %s",
+					dir);
 	return fd;
 }
 
-static int finish_tmp(int fd, const char *tmp, const char *final_path, int do_fsync)
+/*
+ * Close the written temporary file and give it its final name (both
+ * relative to dfd), unless an object of that name exists: then the
+ * temporary file goes.  final_path names it in messages.
+ */
+static int finish_tmp(int fd, int dfd, const char *tmp, const char *final,
+		      const char *final_path, int do_fsync)
 {
 	if (do_fsync && fsync(fd) < 0) {
 		close(fd);
-		unlink(tmp);
-		return fgit_error_errno(FGIT_ERROR, "unable to fsync %s", tmp);
+		unlinkat(dfd, tmp, 0);
+		return fgit_error_errno(FGIT_ERROR, "unable to fsync %s", final_path);
 	}
-	fchmod(fd, 0444);
 	if (close(fd) < 0) {
-		unlink(tmp);
-		return fgit_error_errno(FGIT_ERROR, "unable to write file %s", tmp);
+		unlinkat(dfd, tmp, 0);
+		return fgit_error_errno(FGIT_ERROR, "unable to write file %s", final_path);
 	}
-	if (link(tmp, final_path) < 0) {
-		if (errno != EEXIST && rename(tmp, final_path) < 0) {
-			int r = fgit_error_errno(FGIT_ERROR, "unable to write file %s", final_path);
-			unlink(tmp);
-			return r;
-		}
+	if (renameat2(dfd, tmp, dfd, final, RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno != EEXIST && errno != EINVAL && errno != ENOSYS) {
+		int r = fgit_error_errno(FGIT_ERROR, "unable to write file %s", final_path);
+		unlinkat(dfd, tmp, 0);
+		return r;
 	}
-	unlink(tmp);
+	if (errno != EEXIST && linkat(dfd, tmp, dfd, final, 0) < 0 && errno != EEXIST &&
+	    renameat(dfd, tmp, dfd, final) < 0) {
+		int r = fgit_error_errno(FGIT_ERROR, "unable to write file %s", final_path);
+		unlinkat(dfd, tmp, 0);
+		return r;
+	}
+	unlinkat(dfd, tmp, 0);
 	return 0;
 }
 
@@ -487,8 +631,9 @@ int odb_loose_write_buf(struct fgit_odb *odb, const struct fgit_oid *oid,
 	char path[4096], tmp[4096], hdr[64];
 	struct libdeflate_compressor *c = NULL;
 	unsigned char *in = NULL, *z = NULL;
+	const char *final;
 	size_t hdrlen, inlen, zbound, zlen;
-	int fd = -1, r;
+	int fd = -1, dfd, r;
 
 	hdrlen = (size_t)fgit_object_header(hdr, sizeof(hdr), type, len);
 	if (len > SIZE_MAX - hdrlen)
@@ -514,17 +659,32 @@ int odb_loose_write_buf(struct fgit_odb *odb, const struct fgit_oid *oid,
 		r = fgit_error_set(FGIT_ERROR, "unable to deflate new object");
 		goto out;
 	}
-	if ((fd = open_tmp(tmp, sizeof(tmp), path)) < 0) {
+	if ((dfd = fanout_dir(odb, oid->hash[0])) < 0 && dfd != AT_FDCWD) {
+		r = dfd;
+		goto out;
+	}
+	if (dfd == AT_FDCWD) {
+		/* the directory could not be kept open: full paths */
+		final = path;
+		fd = open_tmp(tmp, sizeof(tmp), path);
+	} else {
+		final = strrchr(path, '/') + 1;
+		if ((fd = create_tmp(dfd, tmp, sizeof(tmp), "")) < 0)
+			fd = fgit_error_errno(FGIT_ERROR,
+					      "insufficient permission for adding an object to repository database %s",
+					      odb->path);
+	}
+	if (fd < 0) {
 		r = fd;
 		goto out;
 	}
 	if (fgit_write_all(fd, z, zlen) < 0) {
 		r = fgit_error_errno(FGIT_ERROR, "unable to write loose object file");
 		close(fd);
-		unlink(tmp);
+		unlinkat(dfd, tmp, 0);
 		goto out;
 	}
-	r = finish_tmp(fd, tmp, path, odb->opts.fsync);
+	r = finish_tmp(fd, dfd, tmp, final, path, odb->opts.fsync);
 out:
 	free(in);
 	free(z);
@@ -624,7 +784,7 @@ int odb_loose_write_fd(struct fgit_oid *out, struct fgit_odb *odb,
 		*out = oid;
 		return 0;
 	}
-	if ((r = finish_tmp(fd, tmp, path, odb->opts.fsync)) < 0)
+	if ((r = finish_tmp(fd, AT_FDCWD, tmp, path, path, odb->opts.fsync)) < 0)
 		return r;
 	*out = oid;
 	return 0;

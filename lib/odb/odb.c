@@ -241,6 +241,7 @@ void fgit_odb_free(struct fgit_odb *odb)
 	free(odb->alts);
 	odb_cache_free(odb->cache);
 	odb_loose_cache_free(odb->loose_cache);
+	odb_fanout_free(odb->fanout);
 	for (i = 0; i < odb->npacks; i++)
 		pack_free(odb->packs[i]);
 	free(odb->packs);
@@ -544,8 +545,12 @@ int fgit_odb_exists(struct fgit_odb *odb, const struct fgit_oid *oid)
 /*
  * If the object exists, touch the file holding it (as git does, so that a
  * concurrent gc/prune sees it as recent) and return 1; 0 if absent.
+ * for_write: the caller writes the object when told it is absent, so a
+ * fan-out directory this handle created is not searched (a failed
+ * access() per object of add -A into a fresh repository): the write's
+ * rename never replaces a copy that is there.
  */
-int odb_freshen(struct fgit_odb *odb, const struct fgit_oid *oid)
+static int freshen(struct fgit_odb *odb, const struct fgit_oid *oid, int for_write)
 {
 	char path[4096];
 	struct pack *p;
@@ -568,7 +573,7 @@ int odb_freshen(struct fgit_odb *odb, const struct fgit_oid *oid)
 		if (exists_packed_any(odb->alts[i], oid))
 			return 1;	/* git does not insist on freshening these */
 	odb_loose_path(path, sizeof(path), odb, oid);
-	if (access(path, F_OK) == 0) {
+	if (!(for_write && odb_loose_dir_is_ours(odb, oid)) && access(path, F_OK) == 0) {
 		utime(path, NULL);
 		return 1;
 	}
@@ -578,9 +583,14 @@ int odb_freshen(struct fgit_odb *odb, const struct fgit_oid *oid)
 	return 0;
 }
 
+int odb_freshen(struct fgit_odb *odb, const struct fgit_oid *oid)
+{
+	return freshen(odb, oid, 0);
+}
+
 int fgit_odb_freshen(struct fgit_odb *odb, const struct fgit_oid *oid)
 {
-	return odb_freshen(odb, oid);
+	return freshen(odb, oid, 0);
 }
 
 /* loose_only: a copy in a pack does not count (repack -A). */
@@ -592,7 +602,10 @@ static int write_buf(struct fgit_oid *out, struct fgit_odb *odb, enum fgit_objec
 
 	if ((r = fgit_hash_object(&oid, odb->algo, type, data, len)) < 0)
 		return r;
-	have = loose_only ? odb_loose_exists(odb, &oid) : odb_freshen(odb, &oid);
+	if (loose_only)
+		have = !odb_loose_dir_is_ours(odb, &oid) && odb_loose_exists(odb, &oid);
+	else
+		have = freshen(odb, &oid, 1);
 	if (!have && (r = odb_loose_write_buf(odb, &oid, type, data, len)) < 0)
 		return r;
 	*out = oid;

@@ -75,6 +75,7 @@ struct fgit_midx {
 
 struct odb_cache;
 struct odb_loose_cache;
+struct odb_fanout;
 
 struct fgit_odb {
 	char *path;
@@ -94,6 +95,8 @@ struct fgit_odb {
 	int cache_every;		/* pack_read caches every Nth chain level */
 	/* listed loose directories (fgit_odb_exists_quick), made on first use */
 	struct odb_loose_cache *_Atomic loose_cache;
+	/* fan-out directories opened for writing, made on first write */
+	struct odb_fanout *_Atomic fanout;
 	int keep_bases;			/* objects read whole that are delta bases are cached */
 };
 
@@ -136,6 +139,14 @@ int odb_loose_exists(struct fgit_odb *odb, const struct fgit_oid *oid);
  * objects written since); thread-safe. */
 int odb_loose_exists_cached(struct fgit_odb *odb, const struct fgit_oid *oid);
 void odb_loose_cache_free(struct odb_loose_cache *c);
+void odb_fanout_free(struct odb_fanout *f);
+/*
+ * 1 if this handle created the object's fan-out directory (so it holds
+ * only objects written since, by us or a concurrent writer): a write need
+ * not look for the object there first, the final rename never replaces
+ * one.  Thread-safe, no system call.
+ */
+int odb_loose_dir_is_ours(struct fgit_odb *odb, const struct fgit_oid *oid);
 int odb_loose_write_buf(struct fgit_odb *odb, const struct fgit_oid *oid,
 			enum fgit_object_type type, const void *data, size_t len);
 int odb_loose_write_fd(struct fgit_oid *out, struct fgit_odb *odb,

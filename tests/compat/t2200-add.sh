@@ -115,4 +115,27 @@ setup_big()
 test_expect_success 'add of big files (streamed), new, present, converted' '
 	SETUP=setup_big check add -A && SETUP=setup_big check add -v big present changed &&
 	SETUP=setup_big check add -n . && SETUP=setup_big check -c core.autocrlf=true add crlf.txt big'
+setup_fresh()
+{
+	# 400 files, 40 of them with content another file has, one whose blob is
+	# already loose (its fan-out directory exists) and was written a day ago
+	git init -q . && i=0 && while [ $i -lt 400 ]; do mkdir -p d$((i % 9)) &&
+	echo $((i % 360)) >d$((i % 9))/f$i; i=$((i+1)); done &&
+	echo old >old && git hash-object -w old >/dev/null &&
+	find .git/objects -type f -exec touch -d "@$(($(date +%s) - 86400))" {} +
+}
+# what add -A left in the object database: names, modes, and whether each
+# file is newer than the setup's day-old object (git freshens what it finds)
+objects_state()
+{
+	(cd "$1/.git/objects" && find . -type f | sort | while read -r f; do
+		echo "$f $(stat -c %A "$f") $(find "$f" -mmin -60 | wc -l)"; done) >"$2"
+}
+test_expect_success 'add -A into a fresh object database: every object, modes, no temporary file' '
+	SETUP=setup_fresh check add -A &&
+	objects_state "$TRASH/w.git" "$CMP/o.git" && objects_state "$TRASH/w" "$CMP/o" &&
+	cmp "$CMP/o.git" "$CMP/o" && [ $(wc -l <"$CMP/o") -gt 360 ] &&
+	(cd "$TRASH/w" && git cat-file --batch-all-objects --batch-check >"$CMP/b" &&
+	 git cat-file --batch <"$CMP/b" >/dev/null) &&
+	! grep tmp_obj "$CMP/o"'
 test_done

@@ -49,13 +49,16 @@ struct job {
 	const char *path;
 	/* the index's entry: the index does not change while jobs run */
 	const struct fgit_index_entry *old;
-	/* results */
-	struct fgit_index_entry *e;
+	/* results: the new entry, or (R_FAILED, R_FATAL) the error */
+	union {
+		struct fgit_index_entry *e;
+		char *err;
+	};
 	char *msgs;			/* "W<msg>\0" / "E<msg>\0" records, or NULL */
-	char *err;
 	uint32_t msgs_len;
-	/* 48 bytes a job, 100,000 jobs for add -A of the small corpus: the
-	 * flags below are narrow so its peak RSS stays under git's */
+	/* 40 bytes a job, 100,000 jobs for add -A of the small corpus: the
+	 * flags below are narrow and e/err share a word so its peak RSS stays
+	 * under git's */
 	unsigned char tracked;
 	unsigned char res;		/* enum result */
 };
@@ -80,7 +83,7 @@ struct run {
  * BATCH_MIN paths on: commit -a of the 100,000-file corpus spent most of
  * its time entering the kernel for them.
  */
-#define BATCH_DEPTH 256
+#define BATCH_DEPTH 64
 #define BATCH_MIN 1000
 
 struct statq {
@@ -143,10 +146,19 @@ static int index_has_cr(const char *path, void *payload)
 	return has;
 }
 
+static int job_failed(const struct job *j)
+{
+	return j->res == R_FAILED || j->res == R_FATAL;
+}
+
 static void fail(struct job *j, const char *fmt, const char *a, const char *b)
 {
 	struct fgit_buf m = FGIT_BUF_INIT;
 	fgit_buf_addf(&m, fmt, a, b);
+	if (!job_failed(j))
+		fgit_index_entry_free(j->e);
+	else
+		free(j->err);
 	j->err = fgit_buf_detach(&m, NULL);
 	j->res = R_FAILED;
 }
@@ -482,8 +494,25 @@ static void statq_release(struct run *rn, int threads)
 		free(rn->q[k].err);
 	}
 	free(rn->q);
+	rn->q = NULL;
 	if (rn->wdfd >= 0)
 		close(rn->wdfd);
+	rn->wdfd = -1;
+}
+
+/*
+ * The workers' buffers and stat rings, released as soon as the jobs are
+ * done: the index grows while their results go in, and add -A of 100,000
+ * files peaks there (its peak RSS must stay under git's).
+ */
+static void release_workers(struct run *rn, int threads)
+{
+	for (int i = 0; rn->fs && i < threads; i++) {
+		fgit_buf_release(&rn->fs[i]);
+		fgit_buf_release(&rn->data[i]);
+		fgit_buf_release(&rn->conv[i]);
+	}
+	statq_release(rn, threads);
 }
 
 /*
@@ -576,6 +605,7 @@ int fgit_add_paths(struct fgit_index *idx, const char *const *paths, size_t n,
 		ret = rn.fatal;
 		goto out;
 	}
+	release_workers(&rn, threads);
 
 	/* a whole tree into an empty index: append, sort once */
 	append = fgit_index_entrycount(idx) == 0;
@@ -638,17 +668,14 @@ int fgit_add_paths(struct fgit_index *idx, const char *const *paths, size_t n,
 out:
 	if (rn.jobs) {
 		for (i = 0; i < n; i++) {
-			fgit_index_entry_free(rn.jobs[i].e);
+			if (job_failed(&rn.jobs[i]))
+				free(rn.jobs[i].err);
+			else
+				fgit_index_entry_free(rn.jobs[i].e);
 			free(rn.jobs[i].msgs);
-			free(rn.jobs[i].err);
 		}
 	}
-	for (i = 0; rn.fs && i < (size_t)threads; i++) {
-		fgit_buf_release(&rn.fs[i]);
-		fgit_buf_release(&rn.data[i]);
-		fgit_buf_release(&rn.conv[i]);
-	}
-	statq_release(&rn, threads);
+	release_workers(&rn, threads);
 	free(rn.jobs);
 	free(rn.fs);
 	free(rn.data);

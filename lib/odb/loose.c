@@ -403,7 +403,11 @@ static int compression_level(const struct fgit_odb *odb)
  */
 struct odb_fanout {
 	pthread_mutex_t lock;
-	atomic_int fd[256];		/* 0: not opened yet; -1: failed; else fd + 1 */
+	/* 0: not opened yet; -1: failed; > 0: fd + 1; <= -2: -(fd + 2) of a
+	 * directory removed under us (git's prune-packed rmdirs empty fan-out
+	 * directories), kept open until the handle goes since another thread
+	 * may still be using it; full paths from then on */
+	atomic_int fd[256];
 	atomic_uchar ours[256];		/* we made the directory: its objects are ours */
 };
 
@@ -431,6 +435,8 @@ void odb_fanout_free(struct odb_fanout *f)
 	for (int d = 0; d < 256; d++)
 		if (f->fd[d] > 0)
 			close(f->fd[d] - 1);
+		else if (f->fd[d] <= -2)
+			close(-f->fd[d] - 2);
 	pthread_mutex_destroy(&f->lock);
 	free(f);
 }
@@ -470,6 +476,20 @@ static int fanout_dir(struct fgit_odb *odb, unsigned d)
 out:
 	pthread_mutex_unlock(&f->lock);
 	return v > 0 ? v - 1 : AT_FDCWD;
+}
+
+/*
+ * The kept fan-out directory d is gone (removed by another process while
+ * this handle held it open): stop using it; later writes take full paths
+ * and create the directory again.
+ */
+static void fanout_stale(struct fgit_odb *odb, unsigned d, int dfd)
+{
+	struct odb_fanout *f = atomic_load_explicit(&odb->fanout, memory_order_acquire);
+	int expect = dfd + 1;
+
+	if (f)
+		atomic_compare_exchange_strong(&f->fd[d], &expect, -(dfd + 2));
 }
 
 int odb_loose_dir_is_ours(struct fgit_odb *odb, const struct fgit_oid *oid)
@@ -669,7 +689,13 @@ int odb_loose_write_buf(struct fgit_odb *odb, const struct fgit_oid *oid,
 		fd = open_tmp(tmp, sizeof(tmp), path);
 	} else {
 		final = strrchr(path, '/') + 1;
-		if ((fd = create_tmp(dfd, tmp, sizeof(tmp), "")) < 0)
+		if ((fd = create_tmp(dfd, tmp, sizeof(tmp), "")) < 0 && errno == ENOENT) {
+			/* the directory was removed under us: full paths */
+			fanout_stale(odb, oid->hash[0], dfd);
+			dfd = AT_FDCWD;
+			final = path;
+			fd = open_tmp(tmp, sizeof(tmp), path);
+		} else if (fd < 0)
 			fd = fgit_error_errno(FGIT_ERROR,
 					      "insufficient permission for adding an object to repository database %s",
 					      odb->path);

@@ -118,6 +118,40 @@ TEST(odb, write_then_git_reads)
 	CHECK(system(cmd) == 0);
 }
 
+/*
+ * A fan-out directory removed under a handle that keeps it open (git's
+ * prune-packed rmdirs empty ones): the next write into it must create
+ * it again, not fail or vanish into the removed directory.
+ */
+TEST(odb, write_after_fanout_dir_removed)
+{
+	struct fgit_oid oid, got;
+	char data[64], dir[600], file[700], hex[FGIT_MAX_HEXSZ + 1], cmd[800];
+	struct stat st;
+	int i, found = 0;
+
+	for (i = 0; i < 10000 && !found; i++) {
+		snprintf(data, sizeof(data), "fan-out probe %d\n", i);
+		CHECK(fgit_hash_object(&oid, FGIT_HASH_SHA1, FGIT_OBJ_BLOB, data, strlen(data)) == 0);
+		snprintf(dir, sizeof(dir), "%s/.git/objects/%02x", test_repo, oid.hash[0]);
+		found = stat(dir, &st) != 0;
+	}
+	CHECK(found);
+	CHECK(fgit_odb_write(&got, odb, FGIT_OBJ_BLOB, data, strlen(data)) == 0);
+	CHECK(fgit_oid_equal(&got, &oid));
+	fgit_oid_to_hex(hex, &oid);
+	snprintf(file, sizeof(file), "%s/%s", dir, hex + 2);
+	CHECK(unlink(file) == 0 && rmdir(dir) == 0);
+	CHECK_MSG(fgit_odb_write(&got, odb, FGIT_OBJ_BLOB, data, strlen(data)) == 0, "%s",
+		  fgit_error_last());
+	CHECK(stat(file, &st) == 0);
+	snprintf(cmd, sizeof(cmd), "git -C %s cat-file -e %s", test_repo, hex);
+	CHECK(system(cmd) == 0);
+	/* and once more, through whatever the handle now keeps */
+	snprintf(data, sizeof(data), "fan-out probe again\n");
+	CHECK(fgit_odb_write(&got, odb, FGIT_OBJ_BLOB, data, strlen(data)) == 0);
+}
+
 TEST(odb, stream_equals_read)
 {
 	size_t i;

@@ -140,6 +140,28 @@ static const char **split_list(struct fgit_buf *b, size_t n)
 	return list;
 }
 
+/*
+ * Is a leading directory of match (relative to the top of the work
+ * tree, the current directory) a symbolic link?  git refuses such a
+ * pathspec, wildcards or not.
+ */
+static int beyond_symlink(const char *match)
+{
+	struct fgit_buf b = FGIT_BUF_INIT;
+	const char *slash;
+	struct stat st;
+	int r = 0;
+
+	for (slash = strchr(match, '/'); slash && !r; slash = strchr(slash + 1, '/')) {
+		fgit_buf_set(&b, match, (size_t)(slash - match));
+		if (lstat(b.ptr, &st))
+			break;
+		r = S_ISLNK(st.st_mode);
+	}
+	fgit_buf_release(&b);
+	return r;
+}
+
 /* The literal part of a pathspec element, up to its first wildcard. */
 static size_t nowildcard_len(const char *m, unsigned magic)
 {
@@ -357,6 +379,10 @@ CLI_CMD(add)
 	if (chdir(top))
 		die_errno("cannot chdir to '%s'", top);
 	np = fgit_pathspec_count(s.ps);
+	for (i = 0; i < np; i++)
+		if (beyond_symlink(fgit_pathspec_item_match(s.ps, i)))
+			die("pathspec '%s' is beyond a symbolic link",
+			    fgit_pathspec_item_original(s.ps, i));
 	s.seen = calloc(np + 1, 1);
 	s.tmp = calloc(np + 1, 1);
 	if (!s.seen || !s.tmp)

@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include "fgit/buf.h"
 
 struct fgit_oid;
 struct fgit_index;
@@ -176,6 +177,31 @@ int fgit_untr_exclude_oid(struct fgit_oid *out, const char *fspath, const char *
  */
 int fgit_untr_test_mtime(const char **why, const char *dir,
 			 void (*step)(int n, void *payload), void *payload);
+
+/*
+ * git's has_symlink_leading_path with its cache, for walks over index
+ * entries in index order (status, add -u, commit -a): an entry below a
+ * directory that is a symbolic link is gone, even when lstat through the
+ * link finds a file.  The caller lstats the directories of each entry
+ * from fgit_linkcheck_unseen() on (each '/' ends one), reports each
+ * symlink with fgit_linkcheck_found(), marks the entry's directories
+ * checked with fgit_linkcheck_seen(), and asks fgit_linkcheck_below().
+ * One per thread; zero-initialised, fgit_linkcheck_release() after.
+ */
+struct fgit_linkcheck {
+	struct fgit_buf seen;	/* "a/b/": its directories are checked */
+	struct fgit_buf link;	/* "a/": a symlink; empty: none found */
+};
+
+/* Length of the directories of path ("a/b/" of "a/b/c", 0 for "c"). */
+size_t fgit_path_dir_len(const char *path, size_t len);
+/* Where the directories in dir[0, dlen) not checked yet begin. */
+size_t fgit_linkcheck_unseen(const struct fgit_linkcheck *lc, const char *dir, size_t dlen);
+void fgit_linkcheck_seen(struct fgit_linkcheck *lc, const char *dir, size_t dlen);
+/* The directory dir[0, len) (no trailing slash) is a symbolic link. */
+void fgit_linkcheck_found(struct fgit_linkcheck *lc, const char *dir, size_t len);
+int fgit_linkcheck_below(const struct fgit_linkcheck *lc, const char *path);
+void fgit_linkcheck_release(struct fgit_linkcheck *lc);
 
 /* Only the stat comparison (git's ce_match_stat_basic): a changed mask. */
 int fgit_worktree_stat_differs(const struct fgit_index_entry *e, const struct stat *st,

@@ -75,6 +75,7 @@ struct run {
 	int algo;
 	int fatal;			/* a negative error that stops everything */
 	struct statq *q;		/* per worker, or NULL */
+	struct fgit_linkcheck *links;	/* per worker: git's has_symlink_leading_path */
 	int wdfd;			/* the work tree, for the batches */
 };
 
@@ -91,7 +92,12 @@ struct statq {
 	const char **paths;
 	struct stat *st;
 	int *err;
+	size_t *slot;			/* per path: job number, or DIR_REQ | offset in dirs */
+	struct fgit_buf dirs;		/* leading directories to check, NUL-ended */
 };
+
+#define DIR_REQ ((size_t)1 << (sizeof(size_t) * 8 - 1))
+
 
 struct msg_ctx {
 	struct job *j;
@@ -235,6 +241,33 @@ static int gitlink_head(struct fgit_oid *out, const char *fspath, int algo)
 }
 
 /* Job j, its file lstat'ed already as *pre (error pre_err) unless pre is NULL. */
+/* Tracked job j's file is not there (any more). */
+static void job_gone(struct run *rn, struct job *j)
+{
+	if (!(rn->o->flags & FGIT_ADD_REFRESH_ONLY))
+		j->res = (rn->o->flags & FGIT_ADD_IGNORE_REMOVAL) ? R_NOTHING : R_REMOVED;
+}
+
+/* Is tracked job j below a symlinked directory?  One lstat per directory
+ * not checked yet (fs: the worker's path buffer). */
+static int job_below_link(struct run *rn, struct fgit_linkcheck *lk, struct fgit_buf *fs,
+			  const char *path)
+{
+	size_t dlen = fgit_path_dir_len(path, strlen(path)), p;
+	struct stat st;
+
+	for (p = fgit_linkcheck_unseen(lk, path, dlen); p < dlen; p++) {
+		if (path[p] != '/')
+			continue;
+		fgit_buf_setlen(fs, rn->fs_base);
+		fgit_buf_add(fs, path, p);
+		if (!lstat(fs->ptr, &st) && S_ISLNK(st.st_mode))
+			fgit_linkcheck_found(lk, path, p);
+	}
+	fgit_linkcheck_seen(lk, path, dlen);
+	return fgit_linkcheck_below(lk, path);
+}
+
 static void do_job(struct run *rn, struct job *j, int worker, const struct stat *pre,
 		   int pre_err)
 {
@@ -256,7 +289,7 @@ static void do_job(struct run *rn, struct job *j, int worker, const struct stat 
 		if (o->flags & FGIT_ADD_REFRESH_ONLY)
 			return;
 		if (j->tracked && (errno == ENOENT || errno == ENOTDIR)) {
-			j->res = (o->flags & FGIT_ADD_IGNORE_REMOVAL) ? R_NOTHING : R_REMOVED;
+			job_gone(rn, j);
 			return;
 		}
 		fail(j, "unable to stat '%s': %s", j->path, strerror(errno));
@@ -435,27 +468,87 @@ fail:
 	fgit_index_entry_free(e);
 }
 
+/* Job j alone: its leading directories, then its own lstat. */
+static void one_job(struct run *rn, struct job *j, int worker)
+{
+	if (j->tracked && job_below_link(rn, &rn->links[worker], &rn->fs[worker], j->path))
+		job_gone(rn, j);
+	else
+		do_job(rn, j, worker, NULL, 0);
+}
+
+/*
+ * Jobs [begin, end) in batches of one io_uring submission each: the
+ * tracked jobs' leading directories not checked yet go to the kernel
+ * with the jobs' own paths, then each result is taken in order.
+ */
+static void work_batched(struct run *rn, struct statq *q, struct fgit_linkcheck *lk,
+			 size_t begin, size_t end, int worker)
+{
+	size_t depth = fgit_statbatch_depth(q->sb), i = begin, k, m;
+
+	while (i < end && !rn->fatal) {
+		fgit_buf_reset(&q->dirs);
+		for (k = 0; i < end; i++) {
+			struct job *j = &rn->jobs[i];
+			size_t dlen, c = 0, p, need = 1;
+
+			dlen = j->tracked ? fgit_path_dir_len(j->path, strlen(j->path)) : 0;
+
+			if (j->tracked)
+				for (p = c = fgit_linkcheck_unseen(lk, j->path, dlen); p < dlen; p++)
+					need += j->path[p] == '/';
+			if (k + need > depth) {
+				if (k)
+					break;
+				one_job(rn, j, worker);	/* deeper than a whole batch */
+				continue;
+			}
+			for (p = c; p < dlen; p++) {
+				if (j->path[p] != '/')
+					continue;
+				q->slot[k++] = DIR_REQ | q->dirs.len;
+				fgit_buf_add(&q->dirs, j->path, p);
+				fgit_buf_addch(&q->dirs, '\0');
+			}
+			if (j->tracked)
+				fgit_linkcheck_seen(lk, j->path, dlen);
+			q->slot[k] = i;
+			q->paths[k++] = j->path;
+		}
+		for (m = 0; m < k; m++)
+			if (q->slot[m] & DIR_REQ)
+				q->paths[m] = q->dirs.ptr + (q->slot[m] & ~DIR_REQ);
+		fgit_statbatch_lstat(q->sb, rn->wdfd, q->paths, k, q->st, q->err);
+		for (m = 0; m < k && !rn->fatal; m++) {
+			struct job *j;
+
+			if (q->slot[m] & DIR_REQ) {
+				if (!q->err[m] && S_ISLNK(q->st[m].st_mode))
+					fgit_linkcheck_found(lk, q->paths[m], strlen(q->paths[m]));
+				continue;
+			}
+			j = &rn->jobs[q->slot[m]];
+			if (j->tracked && fgit_linkcheck_below(lk, j->path))
+				job_gone(rn, j);
+			else
+				do_job(rn, j, worker, &q->st[m], q->err[m]);
+		}
+	}
+}
+
 static int work(size_t begin, size_t end, int worker, void *payload)
 {
 	struct run *rn = payload;
 	struct statq *q = rn->q ? &rn->q[worker] : NULL;
-	size_t i, k, m;
+	size_t i;
 
-	if (!q || !q->sb) {
-		for (i = begin; i < end && !rn->fatal; i++)
-			do_job(rn, &rn->jobs[i], worker, NULL, 0);
+	if (q && q->sb) {
+		work_batched(rn, q, &rn->links[worker], begin, end, worker);
 		return 0;
 	}
-	for (i = begin; i < end && !rn->fatal; i += k) {
-		k = fgit_statbatch_depth(q->sb);
-		if (k > end - i)
-			k = end - i;
-		for (m = 0; m < k; m++)
-			q->paths[m] = rn->jobs[i + m].path;
-		fgit_statbatch_lstat(q->sb, rn->wdfd, q->paths, k, q->st, q->err);
-		for (m = 0; m < k && !rn->fatal; m++)
-			do_job(rn, &rn->jobs[i + m], worker, &q->st[m], q->err[m]);
-	}
+	for (i = begin; i < end && !rn->fatal; i++)
+		one_job(rn, &rn->jobs[i], worker);
 	return 0;
 }
 
@@ -475,7 +568,9 @@ static void statq_init(struct run *rn, int threads)
 		q->paths = calloc(BATCH_DEPTH, sizeof(*q->paths));
 		q->st = calloc(BATCH_DEPTH, sizeof(*q->st));
 		q->err = calloc(BATCH_DEPTH, sizeof(*q->err));
-		if (!q->paths || !q->st || !q->err) {
+		q->slot = calloc(BATCH_DEPTH, sizeof(*q->slot));
+		fgit_buf_init(&q->dirs, 0);
+		if (!q->paths || !q->st || !q->err || !q->slot) {
 			fgit_statbatch_free(q->sb);
 			q->sb = NULL;
 			break;
@@ -492,6 +587,8 @@ static void statq_release(struct run *rn, int threads)
 		free(rn->q[k].paths);
 		free(rn->q[k].st);
 		free(rn->q[k].err);
+		free(rn->q[k].slot);
+		fgit_buf_release(&rn->q[k].dirs);
 	}
 	free(rn->q);
 	rn->q = NULL;
@@ -511,6 +608,8 @@ static void release_workers(struct run *rn, int threads)
 		fgit_buf_release(&rn->fs[i]);
 		fgit_buf_release(&rn->data[i]);
 		fgit_buf_release(&rn->conv[i]);
+		if (rn->links)
+			fgit_linkcheck_release(&rn->links[i]);
 	}
 	statq_release(rn, threads);
 }
@@ -570,7 +669,8 @@ int fgit_add_paths(struct fgit_index *idx, const char *const *paths, size_t n,
 	rn.fs = calloc((size_t)threads, sizeof(*rn.fs));
 	rn.data = calloc((size_t)threads, sizeof(*rn.data));
 	rn.conv = calloc((size_t)threads, sizeof(*rn.conv));
-	if (!rn.jobs || !rn.fs || !rn.data || !rn.conv) {
+	rn.links = calloc((size_t)threads, sizeof(*rn.links));
+	if (!rn.jobs || !rn.fs || !rn.data || !rn.conv || !rn.links) {
 		ret = fgit_error_set(FGIT_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -680,6 +780,7 @@ out:
 	free(rn.fs);
 	free(rn.data);
 	free(rn.conv);
+	free(rn.links);
 	return ret;
 }
 

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include "fgit/buf.h"
 #include "fgit/common.h"
 #include "fgit/hash.h"
 #include "fgit/index.h"
@@ -196,4 +197,42 @@ void fgit_worktree_fill_stat(struct fgit_index_entry *e, const struct stat *st,
 	} else {
 		e->mode = (st->st_mode & 0100) ? 0100755 : 0100644;
 	}
+}
+
+size_t fgit_path_dir_len(const char *path, size_t len)
+{
+	const char *slash = memrchr(path, '/', len);
+	return slash ? (size_t)(slash - path) + 1 : 0;
+}
+
+size_t fgit_linkcheck_unseen(const struct fgit_linkcheck *lc, const char *dir, size_t dlen)
+{
+	size_t n = lc->seen.len < dlen ? lc->seen.len : dlen, c = 0, i;
+
+	for (i = 0; i < n && lc->seen.ptr[i] == dir[i]; i++)
+		if (dir[i] == '/')
+			c = i + 1;
+	return c;
+}
+
+void fgit_linkcheck_seen(struct fgit_linkcheck *lc, const char *dir, size_t dlen)
+{
+	fgit_buf_set(&lc->seen, dir, dlen);
+}
+
+void fgit_linkcheck_found(struct fgit_linkcheck *lc, const char *dir, size_t len)
+{
+	fgit_buf_set(&lc->link, dir, len);
+	fgit_buf_addch(&lc->link, '/');
+}
+
+int fgit_linkcheck_below(const struct fgit_linkcheck *lc, const char *path)
+{
+	return lc->link.len && !strncmp(path, lc->link.ptr, lc->link.len);
+}
+
+void fgit_linkcheck_release(struct fgit_linkcheck *lc)
+{
+	fgit_buf_release(&lc->seen);
+	fgit_buf_release(&lc->link);
 }

@@ -56,4 +56,23 @@ test_expect_success 'commit -a after one change, and after many' '
 	test "$(git -C w.git rev-parse HEAD^{tree})" = "$(git -C w rev-parse HEAD^{tree})" &&
 	git -C w status --porcelain >g.st && test ! -s g.st && fsck_ok w'
 
+# git's has_symlink_leading_path: tracked entries below a directory that
+# became a symbolic link are deleted, even where lstat through the link
+# finds a file (d3 -> d4: other files of the same names; d5 moved to e5
+# and linked back: the very same inodes), batched and not.
+test_expect_success 'add -u, commit -a and add <path> below a symlinked directory' '
+	setup_links() { cp -R "$TRASH/big/." . && rm -rf d3 && ln -s d4 d3 &&
+		mv d5 e5 && ln -s e5 d5; } &&
+	for nu in 0 1; do
+		(export FGIT_NO_IO_URING=$nu && compare_write setup_links commit -q -a -m links &&
+		 test "$(git -C w.git rev-parse HEAD^{tree})" = "$(git -C w rev-parse HEAD^{tree})" &&
+		 test "$(git -C w.git rev-parse HEAD^)" = "$(git -C w rev-parse HEAD^)" &&
+		 (cd w && compare status --porcelain) && fsck_ok w &&
+		 compare_write setup_links add -u && git -C w.git ls-files -s >g.ls &&
+		 git -C w ls-files -s >f.ls && cmp g.ls f.ls && grep -q "	d4/f1" g.ls && ! grep -q "	d5/" g.ls &&
+		 ! grep -q "	d3/" g.ls) || return 1
+	done &&
+	cd w && compare_err add d3/f1 && compare_err add -n "d5/*" && compare_err add -n d3 &&
+	cd d0 && compare_err add ../d5/f2'
+
 test_done

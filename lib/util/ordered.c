@@ -2,9 +2,17 @@
  * Ordered parallel work (see include/fgit/ordered.h).
  *
  * Workers claim items in chunks of CHUNK from a shared counter, but never
- * more than WINDOW items ahead of what the caller has emitted; a ring of
- * WINDOW slots holds the results.  One mutex and two condition variables
+ * more than `window` items ahead of what the caller has emitted; a ring of
+ * `window` slots holds the results.  One mutex and two condition variables
  * coordinate; per-item locking is amortised by the chunks.
+ *
+ * Workers keep `ready`, the count of items finished without a gap, so the
+ * emitting thread takes every finished item in one look and emits them
+ * without the lock.  When nothing is ready it sleeps until half a window
+ * is (or the end), not until the next item: a sleep and a wake-up per
+ * chunk of 16 were 85,604 futex calls and 73,224 context switches for
+ * cat-file --batch-all-objects --unordered on the history corpus (507,773
+ * objects, 2 workers, strace -c / perf stat).
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -21,10 +29,12 @@ struct run {
 	void (*work)(size_t, void *, void *);
 	void *payload;
 	unsigned char *slots;
-	unsigned char *done;		/* per ring slot */
+	unsigned char *done;		/* per ring slot, items at or past ready */
 	size_t next;			/* next item to claim */
+	size_t ready;			/* items 0 .. ready-1 are finished */
+	size_t want;			/* the emitter sleeps until ready >= want */
 	size_t emitted;			/* items handed to emit */
-	int stop;
+	int stop, emitter_asleep;
 	pthread_mutex_t lock;
 	pthread_cond_t can_claim, item_done;
 };
@@ -53,7 +63,10 @@ static void *worker(void *arg)
 		pthread_mutex_lock(&r->lock);
 		for (i = start; i < end; i++)
 			r->done[i % r->window] = 1;
-		pthread_cond_broadcast(&r->item_done);
+		while (r->ready < r->next && r->done[r->ready % r->window])
+			r->done[r->ready++ % r->window] = 0;
+		if (r->emitter_asleep && r->ready >= r->want)
+			pthread_cond_signal(&r->item_done);
 		pthread_mutex_unlock(&r->lock);
 	}
 }
@@ -128,21 +141,34 @@ int fgit_ordered_run_window(size_t n, int nthreads, size_t window, size_t slot_s
 		ret = fgit_error_set(FGIT_ERROR, "unable to start threads");
 		goto out;
 	}
-	for (i = 0; i < n && !ret; i++) {
-		size_t s = i % window;
+	i = 0;
+	while (i < n && !ret) {
+		size_t avail;
 		pthread_mutex_lock(&r.lock);
-		while (!r.done[s])
-			pthread_cond_wait(&r.item_done, &r.lock);
-		pthread_mutex_unlock(&r.lock);
-		ret = emit(i, r.slots + s * slot_size, payload);
-		pthread_mutex_lock(&r.lock);
-		r.done[s] = 0;
-		r.emitted = i + 1;
-		if (ret)
-			r.stop = 1;
-		if (r.emitted % CHUNK == 0 || ret || r.emitted == n)
+		if (r.ready <= i) {
+			/* let the workers run up to a window ahead, then sleep
+			 * until half of it is done */
+			r.emitted = i;
 			pthread_cond_broadcast(&r.can_claim);
+			r.want = i + window / 2 < n ? i + window / 2 : n;
+			r.emitter_asleep = 1;
+			while (r.ready < r.want)
+				pthread_cond_wait(&r.item_done, &r.lock);
+			r.emitter_asleep = 0;
+		}
+		avail = r.ready;
 		pthread_mutex_unlock(&r.lock);
+		/* items below ready are finished and no worker writes their
+		 * slots until emitted passes them */
+		for (; i < avail && !ret; i++) {
+			ret = emit(i, r.slots + (i % window) * slot_size, payload);
+			if ((i + 1) % CHUNK == 0 && !ret) {
+				pthread_mutex_lock(&r.lock);
+				r.emitted = i + 1;
+				pthread_cond_broadcast(&r.can_claim);
+				pthread_mutex_unlock(&r.lock);
+			}
+		}
 	}
 	pthread_mutex_lock(&r.lock);
 	r.stop = 1;

@@ -78,6 +78,18 @@ struct ct_node *ct_read(const unsigned char *p, size_t len, int algo);
 struct fgit_buf;
 int ct_write(struct fgit_buf *out, const struct ct_node *root, int algo);
 void ct_invalidate(struct ct_node *root, const char *path);
+/* A subdirectory name, not NUL-terminated. */
+struct ct_name {
+	const char *name;
+	size_t len;
+};
+/*
+ * Drop the children of directory dir's node ("" for the root) not named in
+ * keep[0..n), as git's cache_tree_update discards the subtrees of a
+ * rebuilt directory that it did not meet (directories gone from the
+ * index).  FGIT_ENOMEM.
+ */
+int ct_prune(struct fgit_index *idx, const char *dir, const struct ct_name *keep, size_t n);
 
 /* lib/index/reuc.c */
 int reuc_read(struct reuc_list *l, const unsigned char *p, size_t len, int algo);

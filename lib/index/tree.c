@@ -257,6 +257,33 @@ int fgit_index_cache_tree_set(struct fgit_index *idx, const char *dir,
 	return 0;
 }
 
+int ct_prune(struct fgit_index *idx, const char *dir, const struct ct_name *keep, size_t n)
+{
+	struct ct_node *node = ct_walk(idx->tree, dir, 0);
+	unsigned char *used;
+	size_t i, k;
+	long pos;
+
+	if (!node || !node->nr)
+		return 0;
+	if (!(used = calloc(node->nr, 1)))
+		return fgit_error_set(FGIT_ENOMEM, "out of memory");
+	for (i = 0; i < n; i++)
+		if ((pos = ct_pos(node, keep[i].name, keep[i].len)) >= 0)
+			used[pos] = 1;
+	for (i = k = 0; i < node->nr; i++) {
+		if (used[i])
+			node->down[k++] = node->down[i];
+		else
+			ct_free(node->down[i]);
+	}
+	if (k != node->nr)
+		idx->changed = 1;
+	node->nr = k;
+	free(used);
+	return 0;
+}
+
 int fgit_index_cache_tree_remove(struct fgit_index *idx, const char *dir)
 {
 	const char *slash = strrchr(dir, '/');

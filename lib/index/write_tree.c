@@ -12,6 +12,7 @@
 #include "fgit/index.h"
 #include "fgit/object.h"
 #include "fgit/odb.h"
+#include "index/index_internal.h"
 
 struct wt {
 	struct fgit_index *idx;
@@ -19,6 +20,22 @@ struct wt {
 	unsigned int flags;
 	int changed;
 };
+
+/* Grow the array *p of *alloc items of size sz so that item nr fits. */
+static int room_for_one(void **p, size_t *alloc, size_t nr, size_t sz)
+{
+	size_t na;
+	void *np;
+
+	if (nr < *alloc)
+		return 0;
+	na = *alloc ? *alloc * 2 : 16;
+	if (na > SIZE_MAX / sz || !(np = realloc(*p, na * sz)))
+		return fgit_error_set(FGIT_ENOMEM, "out of memory");
+	*p = np;
+	*alloc = na;
+	return 0;
+}
 
 /*
  * Build the tree of directory `dir` ("" or "a/b/") from the entries at
@@ -28,6 +45,8 @@ static int build(struct fgit_oid *out, struct wt *w, const char *dir, size_t dle
 {
 	size_t n = fgit_index_entrycount(w->idx), start = *pos, nent = 0, alloc = 0;
 	struct fgit_tree_entry *ents = NULL;
+	struct ct_name *subs = NULL;	/* every subdirectory met, for ct_prune */
+	size_t nsubs = 0, subs_alloc = 0;
 	struct fgit_buf buf = FGIT_BUF_INIT, key = FGIT_BUF_INIT;
 	int count, subtrees = 0, r;
 	struct fgit_oid oid;
@@ -58,18 +77,14 @@ static int build(struct fgit_oid *out, struct wt *w, const char *dir, size_t dle
 		}
 		rest = e->path + dlen;
 		slash = strchr(rest, '/');
-		if (nent == alloc) {
-			struct fgit_tree_entry *ne;
-			alloc = alloc ? alloc * 2 : 16;
-			ne = realloc(ents, alloc * sizeof(*ents));
-			if (!ne) {
-				r = fgit_error_set(FGIT_ENOMEM, "out of memory");
-				goto out;
-			}
-			ents = ne;
-		}
+		if ((r = room_for_one((void **)&ents, &alloc, nent, sizeof(*ents))) < 0)
+			goto out;
 		if (slash) {
 			struct fgit_buf sub = FGIT_BUF_INIT;
+			if ((r = room_for_one((void **)&subs, &subs_alloc, nsubs, sizeof(*subs))) < 0)
+				goto out;
+			subs[nsubs].name = rest;
+			subs[nsubs++].len = (size_t)(slash - rest);
 			fgit_buf_add(&sub, e->path, (size_t)(slash - e->path) + 1);
 			ents[nent].mode = 040000;
 			ents[nent].name = rest;
@@ -110,12 +125,14 @@ static int build(struct fgit_oid *out, struct wt *w, const char *dir, size_t dle
 	if ((r = fgit_tree_serialize(&buf, ents, nent)) < 0 ||
 	    (r = fgit_odb_write(out, w->odb, FGIT_OBJ_TREE, buf.ptr, buf.len)) < 0)
 		goto out;
-	if ((r = fgit_index_cache_tree_set(w->idx, key.ptr, (int)(*pos - start), subtrees, out)) < 0)
+	if ((r = fgit_index_cache_tree_set(w->idx, key.ptr, (int)(*pos - start), subtrees, out)) < 0 ||
+	    (r = ct_prune(w->idx, key.ptr, subs, nsubs)) < 0)
 		goto out;
 	w->changed = 1;
 	r = 0;
 out:
 	free(ents);
+	free(subs);
 	fgit_buf_release(&buf);
 	fgit_buf_release(&key);
 	return r;

@@ -223,11 +223,34 @@ static int entry_qsort_cmp(const void *a, const void *b)
 				   y->name, y->name_len, y->mode);
 }
 
+/* The octal digits of mode, git's "%o", into p (at most 11); their count. */
+static size_t put_mode(char *p, unsigned int mode)
+{
+	char tmp[12];
+	size_t n = 0, i;
+
+	do {
+		tmp[n++] = (char)('0' + (mode & 7));
+		mode >>= 3;
+	} while (mode);
+	for (i = 0; i < n; i++)
+		p[i] = tmp[n - 1 - i];
+	return n;
+}
+
+/*
+ * Entries built from the index (write-tree, commit) arrive in tree order
+ * already: one pass checks that and the sort is skipped; the buffer is
+ * sized once and each entry written with plain copies.  commit -a of the
+ * 100,000-file corpus builds 5,000 trees and spent most of their
+ * serialisation in vsnprintf for the mode and in qsort's merge sort.
+ */
 int fgit_tree_serialize(struct fgit_buf *out, struct fgit_tree_entry *entries,
 			size_t n)
 {
-	size_t i;
-	int r;
+	size_t i, need = 0, rawsz;
+	int sorted = 1, r;
+	char *p;
 
 	for (i = 0; i < n; i++) {
 		const struct fgit_tree_entry *e = &entries[i];
@@ -235,22 +258,33 @@ int fgit_tree_serialize(struct fgit_buf *out, struct fgit_tree_entry *entries,
 		    memchr(e->name, '\0', e->name_len))
 			return fgit_error_set(FGIT_EINVALID, "invalid tree entry name '%.*s'",
 					      (int)e->name_len, e->name);
+		if (i && sorted && entry_qsort_cmp(&entries[i - 1], e) >= 0)
+			sorted = 0;
+		/* 11 octal digits, a space, the name, a NUL, the id */
+		if (e->name_len > SIZE_MAX / 2 - need - 12 - FGIT_MAX_RAWSZ)
+			return fgit_error_set(FGIT_ENOMEM, "out of memory");
+		need += 12 + e->name_len + 1 + FGIT_MAX_RAWSZ;
 	}
-	if (n > 1)
+	if (!sorted)
 		qsort(entries, n, sizeof(*entries), entry_qsort_cmp);
+	if ((r = fgit_buf_grow(out, need)) < 0)
+		return r;
+	p = out->ptr + out->len;
 	for (i = 0; i < n; i++) {
 		const struct fgit_tree_entry *e = &entries[i];
 		if (i && entries[i - 1].name_len == e->name_len &&
 		    !memcmp(entries[i - 1].name, e->name, e->name_len))
 			return fgit_error_set(FGIT_EINVALID, "duplicate tree entry '%.*s'",
 					      (int)e->name_len, e->name);
-		if ((r = fgit_buf_addf(out, "%o ", e->mode)) < 0 ||
-		    (r = fgit_buf_add(out, e->name, e->name_len)) < 0 ||
-		    (r = fgit_buf_addch(out, 0)) < 0 ||
-		    (r = fgit_buf_add(out, e->oid.hash,
-				      fgit_hash_rawsz(e->oid.algo ? e->oid.algo
-						      : FGIT_HASH_SHA1))) < 0)
-			return r;
+		rawsz = fgit_hash_rawsz(e->oid.algo ? e->oid.algo : FGIT_HASH_SHA1);
+		p += put_mode(p, e->mode);
+		*p++ = ' ';
+		memcpy(p, e->name, e->name_len);
+		p += e->name_len;
+		*p++ = '\0';
+		memcpy(p, e->oid.hash, rawsz);
+		p += rawsz;
 	}
+	fgit_buf_setlen(out, (size_t)(p - out->ptr));
 	return 0;
 }

@@ -246,24 +246,63 @@ int pack_offset_at(uint64_t *out, struct pack *p, uint32_t pos)
 	}
 }
 
+/* Does the name at position i sort before oid (whose first 8 bytes are key)? */
+static inline int name_before(const struct pack *p, uint32_t i, uint64_t key,
+			      const struct fgit_oid *oid)
+{
+	const unsigned char *name = p->names + (size_t)i * p->name_stride;
+	uint64_t k = be64(name);
+
+	return k < key || (k == key && memcmp(name + 8, oid->hash + 8, p->rawsz - 8) < 0);
+}
+
 uint32_t pack_lower_bound(const struct pack *p, const struct fgit_oid *oid)
 {
 	unsigned b = oid->hash[0];
 	uint32_t lo = b ? be32(p->fanout + 4 * (b - 1)) : 0;
 	uint32_t hi = be32(p->fanout + 4 * b);
-
 	uint64_t key = be64(oid->hash);
 
 	/*
-	 * The first 8 bytes decide almost every step: commit -a of the
-	 * 100,000-file corpus (a tree check per entry) spent 8% of its CPU
-	 * in memcmp called from here.
+	 * Object names are uniformly distributed, so the bytes after the
+	 * fanout's first one say where in the bucket the name sits: probe
+	 * there, then gallop outwards until the name is bracketed and
+	 * finish by bisection.  The probes stay within a few cache lines
+	 * where bisection of a ~400-name bucket touches nine; commit -a of
+	 * the 100,000-file corpus looks up every blob (git's "invalid
+	 * object" check).  The bounds (all below lo sort before oid, none
+	 * from hi on does) hold whatever the names are, so a skewed pack is
+	 * only slower.
 	 */
+	if (hi - lo > 16) {
+		uint32_t g = lo + (uint32_t)(((uint64_t)be32(oid->hash + 1) * (hi - lo)) >> 32);
+		uint32_t step = 1, t;
+
+		if (name_before(p, g, key, oid)) {
+			lo = g + 1;
+			for (t = g + step; t < hi; t = g + step) {
+				if (!name_before(p, t, key, oid)) {
+					hi = t;
+					break;
+				}
+				lo = t + 1;
+				step *= 2;
+			}
+		} else {
+			hi = g;
+			for (; step <= g - lo; step *= 2) {
+				t = g - step;
+				if (name_before(p, t, key, oid)) {
+					lo = t + 1;
+					break;
+				}
+				hi = t;
+			}
+		}
+	}
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
-		const unsigned char *name = p->names + (size_t)mid * p->name_stride;
-		uint64_t k = be64(name);
-		if (k < key || (k == key && memcmp(name + 8, oid->hash + 8, p->rawsz - 8) < 0))
+		if (name_before(p, mid, key, oid))
 			lo = mid + 1;
 		else
 			hi = mid;

@@ -1125,6 +1125,25 @@ int fgit_odb_packed_entry(struct fgit_packed_entry *out, struct fgit_odb *odb,
 	return packed_entry_at(out, p, pos, (unsigned int)i);
 }
 
+void fgit_odb_warm_bases(struct fgit_odb *odb)
+{
+	size_t i;
+
+	for (i = 0;; i++) {
+		struct pack *p = NULL;
+		pthread_rwlock_rdlock(&odb->packs_lock);
+		if (i < odb->npacks)
+			p = odb->packs[i];
+		pthread_rwlock_unlock(&odb->packs_lock);
+		if (!p)
+			break;
+		if (!p->gone && pack_ensure_open(p) == 0)
+			pack_bases(p);
+	}
+	for (i = 0; i < odb->nalts; i++)
+		fgit_odb_warm_bases(odb->alts[i]);
+}
+
 size_t fgit_odb_pack_count(struct fgit_odb *odb)
 {
 	size_t n;

@@ -922,6 +922,35 @@ static void keep_freed_memory(void)
 #endif
 }
 
+/*
+ * Object greps look up, at their first read from a pack, which of its
+ * entries are delta bases (one pass over the pack, see
+ * FGIT_ODB_ACCESS_ONCE_EACH); a thread does that while this one lists the
+ * index or the trees, when there are threads to run.  Kernel corpus, grep
+ * --cached literal: that pass was 5.6% of the CPU profile, on a worker.
+ */
+static pthread_t warm_thread;
+static int warming;
+
+static void *warm_bases(void *arg)
+{
+	fgit_odb_warm_bases(arg);
+	return NULL;
+}
+
+static void start_warming(int nthreads)
+{
+	if (nthreads > 1 && odb)
+		warming = !pthread_create(&warm_thread, NULL, warm_bases, odb);
+}
+
+static void finish_warming(void)
+{
+	if (warming)
+		pthread_join(warm_thread, NULL);
+	warming = 0;
+}
+
 /* ---- argument helpers ---- */
 
 static int looks_like_pathspec(const char *arg)
@@ -1257,19 +1286,23 @@ CLI_CMD(grep)
 	} else if (opt_exclude >= 0) {
 		die("--[no-]exclude-standard cannot be used for tracked contents");
 	} else if (!nrevs) {
-		if (!cached)
+		if (!cached) {
 			cli_require_work_tree(repo);
-		else
+		} else {
 			keep_freed_memory();
+			start_warming(nthreads);
+		}
 		list_index(cached);
 	} else {
-		keep_freed_memory();
 		size_t k;
+		keep_freed_memory();
 		if (cached)
 			die("both --cached and trees are given");
+		start_warming(nthreads);
 		for (k = 0; k < nrevs; k++)
 			list_object(rev_names[k], &revs[k]);
 	}
+	finish_warming();
 
 	memset(&es, 0, sizeof(es));
 	es.git_threaded = git_threads > 1;

@@ -68,6 +68,12 @@ enum fgit_odb_access {
  * applies to the alternates too. */
 void fgit_odb_set_access(struct fgit_odb *odb, enum fgit_odb_access how);
 
+/* Build now what FGIT_ODB_ACCESS_ONCE_EACH reads look up in every pack
+ * (and the alternates'), which of its entries are delta bases: one pass
+ * over the pack, for a thread to run while the caller lists what it is
+ * going to read.  Thread-safe; errors are left for the reads to report. */
+void fgit_odb_warm_bases(struct fgit_odb *odb);
+
 /* Cap the delta-base cache (and the alternates') at `limit` bytes, or at
  * core.deltaBaseCacheLimit if lower; 0: back to core.deltaBaseCacheLimit.
  * For a phase whose bases are read again soon after they were built.  Set

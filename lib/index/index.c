@@ -24,8 +24,8 @@
  * `index-tool load <small corpus index> 1 1` (100,000 entries, task-clock,
  * median of 15, load ~10): 4 KiB pages 93-95 ms, the same pre-faulted
  * with MAP_POPULATE 75-96 ms, huge pages 26 ms; page faults 3,215 -> ~480.
- * Only the huge pages touched are allocated, so the peak RSS grows by less
- * than 2 MiB per block (status -uno there: 23.1 -> 24.4 MiB, git 26.3).
+ * Only the huge pages touched are allocated, and arena_trim gives back the
+ * part of the last one the entries did not use.
  * Without THP (or when madvise fails) these are ordinary pages.
  */
 #define ARENA_HUGE_MIN ((size_t)1 << 20)
@@ -108,6 +108,20 @@ void arena_release(struct arena *a)
 		free(c);
 	}
 	a->head = NULL;
+}
+
+void arena_trim(struct arena *a)
+{
+	struct arena_chunk *c;
+	size_t keep;
+
+	for (c = a->head; c; c = c->next) {
+		if (!c->mapped)
+			continue;
+		keep = (c->used + 4095) & ~(size_t)4095;
+		if (keep && keep < c->size && !munmap(c->data + keep, c->size - keep))
+			c->size = keep;
+	}
 }
 
 void arena_merge(struct arena *dst, struct arena *src)

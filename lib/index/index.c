@@ -8,6 +8,7 @@
  * whole index); entries added later are malloc'd one by one.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -15,8 +16,43 @@
 #include "index/index_internal.h"
 
 #define ARENA_CHUNK (256 * 1024)
-/* Reservations this big are mapped and pre-faulted by the kernel. */
-#define ARENA_POPULATE ((size_t)-1)
+/*
+ * Reservations from this size on (a loaded index's per-block arena) are
+ * mapped on 2 MiB boundaries and marked for transparent huge pages: page
+ * faults are what loading an index mostly costs on this VM (shadow page
+ * tables), one per 4 KiB page touched.  Measured with
+ * `index-tool load <small corpus index> 1 1` (100,000 entries, task-clock,
+ * median of 15, load ~10): 4 KiB pages 93-95 ms, the same pre-faulted
+ * with MAP_POPULATE 75-96 ms, huge pages 26 ms; page faults 3,215 -> ~480.
+ * Only the huge pages touched are allocated, and arena_trim gives back the
+ * part of the last one the entries did not use.
+ * Without THP (or when madvise fails) these are ordinary pages.
+ */
+#define ARENA_HUGE_MIN ((size_t)1 << 20)
+#define HUGE_PAGE ((size_t)2 << 20)
+
+/* sz rounded up to whole huge pages at a huge page boundary, or NULL. */
+static void *map_huge(size_t *sz)
+{
+	size_t len = (*sz + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+	char *m, *start;
+	size_t before;
+
+	if (len < *sz)
+		return NULL;
+	m = mmap(NULL, len + HUGE_PAGE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+	start = (char *)(((uintptr_t)m + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
+	before = (size_t)(start - m);
+	if (before)
+		munmap(m, before);
+	munmap(start + len, HUGE_PAGE - before);
+	madvise(start, len, MADV_HUGEPAGE);
+	*sz = len;
+	return start;
+}
 
 static struct arena_chunk *chunk_new(struct arena *a, size_t sz)
 {
@@ -24,14 +60,8 @@ static struct arena_chunk *chunk_new(struct arena *a, size_t sz)
 	if (!c)
 		return NULL;
 	c->mapped = 0;
-	if (sz >= ARENA_POPULATE) {
-		void *m = mmap(NULL, sz, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-		if (m != MAP_FAILED) {
-			c->data = m;
-			c->mapped = 1;
-		}
-	}
+	if (sz >= ARENA_HUGE_MIN && (c->data = map_huge(&sz)))
+		c->mapped = 1;
 	if (!c->mapped && !(c->data = malloc(sz))) {
 		free(c);
 		return NULL;
@@ -78,6 +108,20 @@ void arena_release(struct arena *a)
 		free(c);
 	}
 	a->head = NULL;
+}
+
+void arena_trim(struct arena *a)
+{
+	struct arena_chunk *c;
+	size_t keep;
+
+	for (c = a->head; c; c = c->next) {
+		if (!c->mapped)
+			continue;
+		keep = (c->used + 4095) & ~(size_t)4095;
+		if (keep && keep < c->size && !munmap(c->data + keep, c->size - keep))
+			c->size = keep;
+	}
 }
 
 void arena_merge(struct arena *dst, struct arena *src)

@@ -27,6 +27,9 @@ void *arena_alloc(struct arena *a, size_t n);
 int arena_reserve(struct arena *a, size_t n);
 void arena_release(struct arena *a);
 /* Move all chunks of src to the front of dst. */
+/* Unmap what the mapped chunks reserved past their use (no more
+ * allocations are expected from them; they would get a new chunk). */
+void arena_trim(struct arena *a);
 void arena_merge(struct arena *dst, struct arena *src);
 
 /* A cache-tree node; children sorted by (name length, name), as git. */

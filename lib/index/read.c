@@ -879,8 +879,10 @@ static int load_file(struct fgit_index **out, const char *path,
 
 	eoie_off = read_eoie(&c);
 	ret = load_entries(idx, &end, &c, opts->threads, eoie_off);
-	if (!ret)
+	if (!ret) {
+		arena_trim(&idx->arena);
 		ret = read_extensions(idx, &link, &c, end, allow_link);
+	}
 
 	if (hashing) {
 		pthread_join(htid, NULL);

@@ -98,7 +98,7 @@ struct wt {
 	struct fgit_buf *paths;	/* per worker */
 	struct dircache *dirs;	/* per worker */
 	struct stat_batch *batches;	/* per worker */
-	struct linkcheck *links;	/* per worker */
+	struct fgit_linkcheck *links;	/* per worker: git's has_symlink_leading_path */
 	int wdfd;		/* the work tree, for batches */
 	size_t wdlen;
 };
@@ -109,16 +109,6 @@ struct wt {
  * share it, and the kernel resolves one component instead of the whole
  * path (on the 100,000-file corpus, ~20% of status's CPU was path lookup).
  */
-/*
- * git's has_symlink_leading_path, with its cache: an entry below a
- * symlinked directory is deleted even when lstat through the link finds a
- * file.  The leading directories of the entries are checked once per
- * change of directory, in index order.
- */
-struct linkcheck {
-	struct fgit_buf seen;	/* "a/b/": its directories are checked */
-	struct fgit_buf link;	/* "a/": a symlink; empty: none found */
-};
 
 #define DIR_REQ ((size_t)1 << (sizeof(size_t) * 8 - 1))
 
@@ -220,36 +210,6 @@ out:
 	return r;
 }
 
-/* Length of "a/b/" in "a/b/c". */
-static size_t dir_len(const char *path, size_t len)
-{
-	const char *slash = memrchr(path, '/', len);
-	return slash ? (size_t)(slash - path) + 1 : 0;
-}
-
-/* Length of the whole directories that dir (dlen bytes, "a/b/") shares
- * with the directories checked last. */
-static size_t dirs_seen(const struct linkcheck *lc, const char *dir, size_t dlen)
-{
-	size_t n = lc->seen.len < dlen ? lc->seen.len : dlen, c = 0, i;
-
-	for (i = 0; i < n && lc->seen.ptr[i] == dir[i]; i++)
-		if (dir[i] == '/')
-			c = i + 1;
-	return c;
-}
-
-static int under_link(const struct linkcheck *lc, const char *path)
-{
-	return lc->link.len && !strncmp(path, lc->link.ptr, lc->link.len);
-}
-
-/* The directory path[0, len) (no trailing slash) is a symlink. */
-static void found_link(struct linkcheck *lc, const char *path, size_t len)
-{
-	fgit_buf_set(&lc->link, path, len);
-	fgit_buf_addch(&lc->link, '/');
-}
 
 /*
  * The verdict on entry i, stat'ed as st (NULL: lstat failed) at the path
@@ -354,22 +314,22 @@ static void check_unmerged(struct wt *w, struct fgit_buf *b, size_t i,
 }
 
 /* The non-batched check of e's leading directories (b: its path). */
-static int leading_link(struct wt *w, struct linkcheck *lc, struct fgit_buf *b,
+static int leading_link(struct wt *w, struct fgit_linkcheck *lc, struct fgit_buf *b,
 			const struct fgit_index_entry *e)
 {
-	size_t dlen = dir_len(e->path, e->path_len), p;
+	size_t dlen = fgit_path_dir_len(e->path, e->path_len), p;
 	struct stat st;
 
-	for (p = dirs_seen(lc, e->path, dlen); p < dlen; p++) {
+	for (p = fgit_linkcheck_unseen(lc, e->path, dlen); p < dlen; p++) {
 		if (e->path[p] != '/')
 			continue;
 		b->ptr[w->wdlen + p] = '\0';
 		if (!lstat(b->ptr, &st) && S_ISLNK(st.st_mode))
-			found_link(lc, e->path, p);
+			fgit_linkcheck_found(lc, e->path, p);
 		b->ptr[w->wdlen + p] = '/';
 	}
-	fgit_buf_set(&lc->seen, e->path, dlen);
-	return under_link(lc, e->path);
+	fgit_linkcheck_seen(lc, e->path, dlen);
+	return fgit_linkcheck_below(lc, e->path);
 }
 
 /* Entry i alone: its leading directories, then one fstatat. */
@@ -392,7 +352,7 @@ static void wt_one(struct wt *w, int worker, size_t i, struct fgit_index_entry *
  * the leading directories not checked yet, go to the kernel together,
  * then each result is checked in index order.
  */
-static void wt_batched(struct wt *w, struct stat_batch *bt, struct linkcheck *lc,
+static void wt_batched(struct wt *w, struct stat_batch *bt, struct fgit_linkcheck *lc,
 		       size_t begin, size_t end, int worker)
 {
 	struct fgit_buf *b = &w->paths[worker];
@@ -410,8 +370,8 @@ static void wt_batched(struct wt *w, struct stat_batch *bt, struct linkcheck *lc
 			}
 			if (!wanted(w, e))
 				continue;
-			dlen = dir_len(e->path, e->path_len);
-			c = dirs_seen(lc, e->path, dlen);
+			dlen = fgit_path_dir_len(e->path, e->path_len);
+			c = fgit_linkcheck_unseen(lc, e->path, dlen);
 			for (p = c; p < dlen; p++)
 				need += e->path[p] == '/';
 			if (k + need > bt->depth) {
@@ -428,7 +388,7 @@ static void wt_batched(struct wt *w, struct stat_batch *bt, struct linkcheck *lc
 				fgit_buf_add(&bt->dirs, e->path, p);
 				fgit_buf_addch(&bt->dirs, '\0');
 			}
-			fgit_buf_set(&lc->seen, e->path, dlen);
+			fgit_linkcheck_seen(lc, e->path, dlen);
 			bt->idx[k] = i;
 			bt->paths[k++] = e->path;
 		}
@@ -441,13 +401,13 @@ static void wt_batched(struct wt *w, struct stat_batch *bt, struct linkcheck *lc
 
 			if (bt->idx[m] & DIR_REQ) {
 				if (!bt->err[m] && S_ISLNK(bt->st[m].st_mode))
-					found_link(lc, bt->paths[m], strlen(bt->paths[m]));
+					fgit_linkcheck_found(lc, bt->paths[m], strlen(bt->paths[m]));
 				continue;
 			}
 			e = fgit_index_get_mut(w->idx, bt->idx[m]);
 			entry_path(w, b, e);
 			check_entry(w, worker, bt->idx[m], e,
-				    bt->err[m] || under_link(lc, e->path) ? NULL : &bt->st[m], b);
+				    bt->err[m] || fgit_linkcheck_below(lc, e->path) ? NULL : &bt->st[m], b);
 		}
 	}
 }
@@ -514,8 +474,7 @@ static void batches_release(struct wt *w, int threads)
 	int k;
 
 	for (k = 0; w->links && k < threads; k++) {
-		fgit_buf_release(&w->links[k].seen);
-		fgit_buf_release(&w->links[k].link);
+		fgit_linkcheck_release(&w->links[k]);
 	}
 	free(w->links);
 	for (k = 0; w->batches && k < threads; k++) {
@@ -566,8 +525,6 @@ static int collect_worktree(struct vec *out, struct fgit_status *st,
 		goto out;
 	}
 	for (k = 0; k < threads; k++) {
-		fgit_buf_init(&w.links[k].seen, 64);
-		fgit_buf_init(&w.links[k].link, 0);
 		fgit_buf_init(&w.batches[k].dirs, 0);
 		fgit_buf_init(&w.dirs[k].dir, 64);
 		w.dirs[k].fd = -1;

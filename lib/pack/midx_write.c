@@ -253,6 +253,14 @@ static int entry_cmp(const struct entry *x, const struct entry *y, size_t rawsz)
 	return x->pack < y->pack ? -1 : x->pack > y->pack;
 }
 
+/* Whether the objects of info i come from its .idx: new packs, and the
+ * preferred pack even when the old midx names it, since every object it
+ * holds is a candidate, not only those the old midx took from it (git). */
+static int scan_idx(const struct wctx *c, size_t i)
+{
+	return !c->info[i].from_midx || (int)i == c->preferred;
+}
+
 /* All objects, one copy each, sorted by name. */
 static int sorted_entries(struct entry **out, size_t *nout, struct wctx *c)
 {
@@ -264,7 +272,7 @@ static int sorted_entries(struct entry **out, size_t *nout, struct wctx *c)
 	if (c->m)
 		total += fgit_midx_num_objects(c->m);
 	for (i = 0; i < c->nr; i++)
-		if (!c->info[i].from_midx)
+		if (scan_idx(c, i))
 			total += fgit_pack_idx_count(c->info[i].idx);
 	/* the biggest bucket bounds the scratch space */
 	for (b = 0; b < 256; b++) {
@@ -272,7 +280,7 @@ static int sorted_entries(struct entry **out, size_t *nout, struct wctx *c)
 		if (c->m)
 			nb += fgit_midx_fanout(c->m, b) - (b ? fgit_midx_fanout(c->m, b - 1) : 0);
 		for (i = 0; i < c->nr; i++)
-			if (!c->info[i].from_midx)
+			if (scan_idx(c, i))
 				nb += fgit_pack_idx_fanout(c->info[i].idx, b) -
 				      (b ? fgit_pack_idx_fanout(c->info[i].idx, b - 1) : 0);
 		if (nb > maxb)
@@ -293,9 +301,12 @@ static int sorted_entries(struct entry **out, size_t *nout, struct wctx *c)
 			uint32_t lo = b ? fgit_midx_fanout(c->m, b - 1) : 0;
 			uint32_t hi = fgit_midx_fanout(c->m, b), pos;
 			for (pos = lo; pos < hi; pos++) {
-				struct entry *e = &bucket[nb++];
+				struct entry *e = &bucket[nb];
 				if ((r = fgit_midx_entry_at(&e->pack, &e->offset, c->m, pos)) < 0)
 					goto out;
+				if ((int)e->pack == c->preferred)
+					continue;	/* read from its .idx below */
+				nb++;
 				e->oid = fgit_midx_oid_raw(c->m, pos);
 				e->key = fgit_be64(e->oid);
 				e->mtime = 0;
@@ -305,7 +316,7 @@ static int sorted_entries(struct entry **out, size_t *nout, struct wctx *c)
 		for (i = 0; i < c->nr; i++) {
 			struct pinfo *pi = &c->info[i];
 			uint32_t lo, hi, pos;
-			if (pi->from_midx)
+			if (!scan_idx(c, i))
 				continue;
 			lo = b ? fgit_pack_idx_fanout(pi->idx, b - 1) : 0;
 			hi = fgit_pack_idx_fanout(pi->idx, b);
@@ -431,24 +442,44 @@ static int bitmap_name(struct fgit_buf *out, const unsigned char *sum, int algo)
 	return fgit_buf_addf(out, "multi-pack-index-%s.bitmap", fgit_oid_to_hex(hex, &id));
 }
 
-/* Whether midx m has its bitmap: the file named after m's checksum, whose
- * header carries that checksum (git then rewrites nothing). */
-static int has_bitmap(const char *objdir, const struct fgit_midx *m, int algo)
+/*
+ * Whether midx m has its bitmap: the file named after m's checksum, whose
+ * header carries that checksum (git then rewrites nothing).  A file there
+ * that is not is reported as git does, twice, since git reads it twice
+ * (once to see whether the midx is current, once again before writing).
+ */
+static int has_bitmap(const struct wctx *c, const struct fgit_midx *m)
 {
 	struct fgit_buf path = FGIT_BUF_INIT;
 	unsigned char hdr[12 + FGIT_MAX_RAWSZ];
-	size_t rawsz = fgit_hash_rawsz(algo);
+	const char *why = NULL;
+	char ver[64];
+	size_t rawsz = c->rawsz;
+	struct stat st;
 	int fd, ok = 0;
 
-	if (fgit_buf_addf(&path, "%s/pack/", objdir) ||
-	    bitmap_name(&path, fgit_midx_checksum(m), algo))
+	if (fgit_buf_addf(&path, "%s/pack/", c->objdir) ||
+	    bitmap_name(&path, fgit_midx_checksum(m), c->o->algo))
 		goto out;
 	fd = open(path.ptr, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		goto out;
-	ok = pread(fd, hdr, 12 + rawsz, 0) == (ssize_t)(12 + rawsz) &&
-	     !memcmp(hdr, "BITM\0\1", 6) && !memcmp(hdr + 12, fgit_midx_checksum(m), rawsz);
+	if (fstat(fd, &st) < 0 || st.st_size < (off_t)(12 + 2 * rawsz) ||
+	    pread(fd, hdr, 12 + rawsz, 0) != (ssize_t)(12 + rawsz))
+		why = "corrupted bitmap index (too small)";
+	else if (memcmp(hdr, "BITM", 4))
+		why = "corrupted bitmap index file (wrong header)";
+	else if (hdr[4] || hdr[5] != 1)
+		why = (snprintf(ver, sizeof(ver), "unsupported version '%d' for bitmap index file",
+				hdr[4] << 8 | hdr[5]), ver);
+	else if (memcmp(hdr + 12, fgit_midx_checksum(m), rawsz))
+		why = "checksum doesn't match in MIDX and bitmap";
 	close(fd);
+	if (why) {
+		report(c->o, 1, "%s", why);
+		report(c->o, 1, "%s", why);
+	}
+	ok = !why;
 out:
 	fgit_buf_release(&path);
 	return ok;
@@ -591,6 +622,7 @@ static int midx_bitmap(struct fgit_buf *out, const struct fgit_midx_options *o,
 	src.oid = oid;
 	src.type = type;
 	src.name_hash = hash;
+	src.select_meter = 0;
 	r = pack_bitmap_write(out, &src, o->odb, o->refdb, nthreads, o->progress_fd);
 out:
 	free(oid);
@@ -625,7 +657,7 @@ static int write_internal(const char *objdir, const struct fgit_midx_options *o,
 	if ((r = collect_packs(&c)) < 0)
 		goto out;
 	if (c.m && c.nr == fgit_midx_num_packs(c.m) && !ndrop &&
-	    (!o->write_bitmap || has_bitmap(objdir, c.m, o->algo))) {
+	    (!o->write_bitmap || has_bitmap(&c, c.m))) {
 		if (!o->write_bitmap)
 			clear_midx_files(objdir, ".bitmap", NULL);
 		r = 0;
@@ -639,6 +671,9 @@ static int write_internal(const char *objdir, const struct fgit_midx_options *o,
 			}
 		if (c.preferred < 0)
 			report(o, 0, "unknown preferred pack: '%s'", o->preferred_pack);
+		/* git 2.39 then takes the first pack seen for a bitmap */
+		if (c.preferred < 0 && o->write_bitmap && c.nr)
+			c.preferred = 0;
 	} else if (o->write_bitmap) {
 		c.preferred = oldest_pack(&c);
 	}

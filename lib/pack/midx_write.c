@@ -573,8 +573,16 @@ static int types_chunk(size_t begin, size_t end, int worker, void *payload)
 	return 0;
 }
 
-/* The .bitmap of the midx whose checksum is sum, its objects e in the
- * pseudo-pack order given, appended to out. */
+/*
+ * The .bitmap of the midx whose checksum is sum, its objects e in the
+ * pseudo-pack order given, appended to out.
+ *
+ * NEEDSWORK: git selects among the commits reachable from refs only; the
+ * pack writer selects among every commit of the midx, so an unreachable
+ * commit whose parent is not in the midx fails here ("doesn't have full
+ * closure") where git writes the bitmap.  Types are read object by object
+ * (fgit_odb_read_info); a pass in pack order would spare delta chains.
+ */
 static int midx_bitmap(struct fgit_buf *out, const struct fgit_midx_options *o,
 		       const struct entry *e, const uint32_t *order, size_t ne,
 		       const unsigned char *sum)

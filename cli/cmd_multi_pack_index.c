@@ -109,12 +109,20 @@ static int cmd_write(int argc, const char **argv, struct fgit_midx_options *o)
 
 	if (cli_parse_options(argc, argv, "multi-pack-index write", opts, write_usage, 0))
 		cli_usage_with_options(write_usage, opts, 0);
-	if (bitmap)
-		die_unimplemented("multi-pack-index write", "--bitmap");
 	if (snapshot)
 		die_unimplemented("multi-pack-index write", "--refs-snapshot");
 	setup(o, &dir, &display);
 	o->preferred_pack = preferred;
+	if (bitmap) {
+		struct fgit_repo *repo = cli_repo();
+		int v;
+		if (fgit_repo_odb(&o->odb, repo) < 0 || fgit_repo_refdb(&o->refdb, repo) < 0)
+			die_last();
+		if (!fgit_config_get_bool(&v, fgit_repo_config(repo), "pack.writebitmaphashcache"))
+			o->bitmap_hash_cache = v;
+		fgit_error_clear();
+		o->write_bitmap = 1;
+	}
 	if (stdin_packs) {
 		char *p, *end;
 		if (fgit_buf_read_fd(&in, 0, 4096) < 0)

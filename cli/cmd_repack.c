@@ -77,12 +77,10 @@ CLI_CMD(repack)
 	if (write_bitmaps && !(all || loosen) && !write_midx)
 		die("Incremental repacks are incompatible with bitmap indexes.  Use\n"
 		    "--no-write-bitmap-index or disable the pack.writeBitmaps configuration.");
-	if (write_midx && write_bitmaps > 0)
-		die_unimplemented("repack", "--write-midx with --write-bitmap-index "
-				  "(multi-pack bitmaps)");
 	ro.write_bitmap = write_bitmaps != 0 && !write_midx;
 	ro.pack_kept_objects = write_bitmaps > 0 && !write_midx;
 	ro.write_midx = write_midx;
+	ro.write_midx_bitmap = write_midx && write_bitmaps > 0;
 	if (!fgit_config_get_bool(&v, cfg, "pack.writebitmaphashcache"))
 		ro.bitmap_hash_cache = v;
 	if (!fgit_config_get_bool(&v, cfg, "repack.usedeltabaseoffset"))

@@ -24,6 +24,9 @@
 #include <stdint.h>
 #include "oid.h"
 
+struct fgit_odb;
+struct fgit_refdb;
+
 struct fgit_midx;
 
 /*
@@ -93,15 +96,28 @@ struct fgit_midx_options {
 	 * level 0 warning:, 1 error:, 2 a bare verify line.  May be NULL. */
 	void (*report)(int level, const char *msg, void *payload);
 	void *payload;
+	/* write: also multi-pack-index-<checksum>.bitmap and the RIDX chunk
+	 * (git's --bitmap).  odb reads the objects (it must hold every one the
+	 * midx names); refdb (may be NULL) gives the ref tips preferred when
+	 * selecting commits; nthreads (< 1: every core) build it. */
+	int write_bitmap;
+	int bitmap_hash_cache;		/* pack.writeBitmapHashCache */
+	struct fgit_odb *odb;
+	struct fgit_refdb *refdb;
+	int nthreads;
 };
 #define FGIT_MIDX_OPTIONS_VERSION 1
-#define FGIT_MIDX_OPTIONS_INIT { FGIT_MIDX_OPTIONS_VERSION, 1, NULL, NULL, NULL, 0, -1, NULL, NULL }
+#define FGIT_MIDX_OPTIONS_INIT { FGIT_MIDX_OPTIONS_VERSION, 1, NULL, NULL, NULL, 0, -1, NULL, \
+				 NULL, 0, 1, NULL, NULL, 0 }
 
 /*
  * `git multi-pack-index write` over objects_dir/pack: the same bytes git
  * 2.39 writes (chunks PNAM, OIDF, OIDL, OOFF, LOFF when an offset needs 64
- * bits; no RIDX or .rev without a bitmap), through multi-pack-index.lock.
- * Nothing is written when the existing midx already covers every pack.
+ * bits; RIDX, the pseudo-pack order, with a bitmap; never a .rev), through
+ * multi-pack-index.lock.  With write_bitmap and no preferred_pack, the pack
+ * with the oldest .pack mtime is preferred, as git does.  Nothing is
+ * written when the existing midx already covers every pack (and has a
+ * bitmap whose checksum matches, when one is asked for).
  * Returns 0, 1 where git exits 1 after an error (reported), or negative.
  */
 int fgit_midx_write(const char *objects_dir, const struct fgit_midx_options *opts);
@@ -119,7 +135,6 @@ int fgit_midx_expire(const char *objects_dir, const struct fgit_midx_options *op
  */
 int fgit_midx_drop_if_names(const char *objects_dir, int algo, const char *pack_path);
 
-struct fgit_odb;
 struct fgit_pack_objects_options;
 struct fgit_pack_objects_stats;
 /*

@@ -41,13 +41,16 @@ struct fgit_repack_options {
 	int pack_kept_objects;		/* --pack-kept-objects: .keep packs'
 					 * objects are packed too */
 	/* --write-midx: a multi-pack-index over the packs left (the new
-	 * one, kept ones, old ones not deleted); no midx bitmap */
+	 * one, kept ones, old ones not deleted) */
 	int write_midx;
+	/* with write_midx: its reachability bitmap (-b or repack.writeBitmaps
+	 * with --write-midx); the .bitmap of each pack in it is removed */
+	int write_midx_bitmap;
 };
 #define FGIT_REPACK_OPTIONS_VERSION 1
 #define FGIT_REPACK_OPTIONS_INIT \
 	{ FGIT_REPACK_OPTIONS_VERSION, 0, 0, 0, 0, 1, 0, NULL, FGIT_PACK_OBJECTS_OPTIONS_INIT, \
-	  0, 1, 0, 0 }
+	  0, 1, 0, 0, 0 }
 
 struct fgit_repack_result {
 	char pack[FGIT_MAX_HEXSZ + 1];	/* hash of the pack written; "" if none */

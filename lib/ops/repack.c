@@ -141,8 +141,9 @@ static int loosen_pack(struct fgit_odb *odb, struct fgit_packer *pk, const char 
  * the old packs that stay (all of them unless -ad deletes them), given
  * by name as git's `multi-pack-index write --stdin-packs`.
  */
-static int write_midx(struct fgit_odb *odb, const struct old_pack *old, size_t nold,
-		      const char *new_pack, int deleting, const struct fgit_repack_options *opts)
+static int write_midx(struct fgit_odb *odb, struct fgit_refdb *refdb, const struct old_pack *old,
+		      size_t nold, const char *new_pack, int deleting,
+		      const struct fgit_repack_options *opts)
 {
 	struct fgit_midx_options mo = FGIT_MIDX_OPTIONS_INIT;
 	const char *objdir = fgit_odb_path(odb);
@@ -176,9 +177,27 @@ static int write_midx(struct fgit_odb *odb, const struct old_pack *old, size_t n
 	mo.only_packs = (const char *const *)names;
 	mo.nr_only_packs = n;
 	mo.progress_fd = opts->pack.progress ? opts->pack.progress_fd : -1;
+	if (opts->write_midx_bitmap) {
+		mo.write_bitmap = 1;
+		mo.bitmap_hash_cache = opts->bitmap_hash_cache;
+		mo.odb = odb;
+		mo.refdb = refdb;
+		mo.nthreads = opts->pack.nthreads;
+	}
 	ret = fgit_midx_write(objdir, &mo);
 	if (ret > 0)	/* reported already: git's repack stops there */
 		ret = fgit_error_set(FGIT_ERROR, "could not write multi-pack-index");
+	/* the midx bitmap covers them: git removes the packs' own */
+	for (i = 0; !ret && opts->write_midx_bitmap && i < n; i++) {
+		struct fgit_buf p = FGIT_BUF_INIT;
+		if (fgit_buf_addf(&p, "%s/pack/%.*s.bitmap", objdir, (int)(strlen(names[i]) - 4),
+				  names[i]) < 0) {
+			ret = FGIT_ENOMEM;
+			break;
+		}
+		unlink(p.ptr);
+		fgit_buf_release(&p);
+	}
 out:
 	for (i = 0; i < n; i++)
 		free(names[i]);
@@ -296,7 +315,8 @@ int fgit_repack(struct fgit_repack_result *out, struct fgit_repo *repo,
 	}
 
 	if (opts->write_midx &&
-	    (ret = write_midx(odb, old, nold, out->pack, opts->delete_redundant && all, opts)) < 0)
+	    (ret = write_midx(odb, refdb, old, nold, out->pack, opts->delete_redundant && all,
+			      opts)) < 0)
 		goto out;
 	if (opts->delete_redundant && all) {
 		for (i = 0; i < nold; i++) {

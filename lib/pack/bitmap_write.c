@@ -677,7 +677,7 @@ int pack_bitmap_write(struct fgit_buf *out, const struct bitmap_src *s, struct f
 		}
 
 	/* every commit, parsed once, in parallel (reads are independent) */
-	if (progress_fd >= 0)
+	if (progress_fd >= 0 && s->select_meter)
 		prog = fgit_progress_new("Selecting bitmap commits", 0, progress_fd, 0);
 	ret = fgit_parallel_for(w.nc, 256, nthreads, parse_chunk, &w);
 	if (ret < 0 || w.failed) {

@@ -17,6 +17,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +31,10 @@
 #include "fgit/lockfile.h"
 #include "fgit/midx.h"
 #include "fgit/pack.h"
+#include "fgit/odb.h"
 #include "fgit/progress.h"
+#include "fgit/thread.h"
+#include "pack/pack_internal.h"
 
 struct pinfo {
 	char *name;			/* "pack-X.idx" */
@@ -249,6 +253,14 @@ static int entry_cmp(const struct entry *x, const struct entry *y, size_t rawsz)
 	return x->pack < y->pack ? -1 : x->pack > y->pack;
 }
 
+/* Whether the objects of info i come from its .idx: new packs, and the
+ * preferred pack even when the old midx names it, since every object it
+ * holds is a candidate, not only those the old midx took from it (git). */
+static int scan_idx(const struct wctx *c, size_t i)
+{
+	return !c->info[i].from_midx || (int)i == c->preferred;
+}
+
 /* All objects, one copy each, sorted by name. */
 static int sorted_entries(struct entry **out, size_t *nout, struct wctx *c)
 {
@@ -260,7 +272,7 @@ static int sorted_entries(struct entry **out, size_t *nout, struct wctx *c)
 	if (c->m)
 		total += fgit_midx_num_objects(c->m);
 	for (i = 0; i < c->nr; i++)
-		if (!c->info[i].from_midx)
+		if (scan_idx(c, i))
 			total += fgit_pack_idx_count(c->info[i].idx);
 	/* the biggest bucket bounds the scratch space */
 	for (b = 0; b < 256; b++) {
@@ -268,7 +280,7 @@ static int sorted_entries(struct entry **out, size_t *nout, struct wctx *c)
 		if (c->m)
 			nb += fgit_midx_fanout(c->m, b) - (b ? fgit_midx_fanout(c->m, b - 1) : 0);
 		for (i = 0; i < c->nr; i++)
-			if (!c->info[i].from_midx)
+			if (scan_idx(c, i))
 				nb += fgit_pack_idx_fanout(c->info[i].idx, b) -
 				      (b ? fgit_pack_idx_fanout(c->info[i].idx, b - 1) : 0);
 		if (nb > maxb)
@@ -289,9 +301,12 @@ static int sorted_entries(struct entry **out, size_t *nout, struct wctx *c)
 			uint32_t lo = b ? fgit_midx_fanout(c->m, b - 1) : 0;
 			uint32_t hi = fgit_midx_fanout(c->m, b), pos;
 			for (pos = lo; pos < hi; pos++) {
-				struct entry *e = &bucket[nb++];
+				struct entry *e = &bucket[nb];
 				if ((r = fgit_midx_entry_at(&e->pack, &e->offset, c->m, pos)) < 0)
 					goto out;
+				if ((int)e->pack == c->preferred)
+					continue;	/* read from its .idx below */
+				nb++;
 				e->oid = fgit_midx_oid_raw(c->m, pos);
 				e->key = fgit_be64(e->oid);
 				e->mtime = 0;
@@ -301,7 +316,7 @@ static int sorted_entries(struct entry **out, size_t *nout, struct wctx *c)
 		for (i = 0; i < c->nr; i++) {
 			struct pinfo *pi = &c->info[i];
 			uint32_t lo, hi, pos;
-			if (pi->from_midx)
+			if (!scan_idx(c, i))
 				continue;
 			lo = b ? fgit_pack_idx_fanout(pi->idx, b - 1) : 0;
 			hi = fgit_pack_idx_fanout(pi->idx, b);
@@ -351,8 +366,8 @@ out:
 }
 
 /* Remove multi-pack-index-*.<ext> files (bitmaps and reverse indexes of
- * an older midx; we write neither). */
-static void clear_midx_files(const char *objdir, const char *ext)
+ * an older midx) but keep (a file name; NULL: none). */
+static void clear_midx_files(const char *objdir, const char *ext, const char *keep)
 {
 	struct fgit_buf path = FGIT_BUF_INIT;
 	struct dirent *de;
@@ -364,7 +379,8 @@ static void clear_midx_files(const char *objdir, const char *ext)
 	if (!(dir = opendir(path.ptr)))
 		goto out;
 	while ((de = readdir(dir))) {
-		if (strncmp(de->d_name, "multi-pack-index-", 17) || !str_ends(de->d_name, ext))
+		if (strncmp(de->d_name, "multi-pack-index-", 17) || !str_ends(de->d_name, ext) ||
+		    (keep && !strcmp(de->d_name, keep)))
 			continue;
 		fgit_buf_setlen(&path, base);
 		fgit_buf_adds(&path, de->d_name);
@@ -403,15 +419,238 @@ static int by_name(const void *a, const void *b)
 	return strcmp((*(struct pinfo *const *)a)->name, (*(struct pinfo *const *)b)->name);
 }
 
+/* ---- multi-pack reachability bitmaps ----
+ *
+ * A midx bitmap numbers the objects in "pseudo-pack order": the objects
+ * taken from the preferred pack first, then by pack (in midx order), then
+ * by offset, as if the packs were one.  The RIDX chunk maps that order to
+ * midx positions, and the .bitmap is the one a pack of the objects in
+ * that order would have, with the midx checksum in its header; the
+ * pack-bitmap writer (bitmap_write.c) builds it from the objects given in
+ * that order.
+ */
+
+/* multi-pack-index-<hex>.bitmap for the midx checksum sum. */
+static int bitmap_name(struct fgit_buf *out, const unsigned char *sum, int algo)
+{
+	struct fgit_oid id;
+	char hex[FGIT_MAX_HEXSZ + 1];
+
+	memset(&id, 0, sizeof(id));
+	memcpy(id.hash, sum, fgit_hash_rawsz(algo));
+	id.algo = algo;
+	return fgit_buf_addf(out, "multi-pack-index-%s.bitmap", fgit_oid_to_hex(hex, &id));
+}
+
+/*
+ * Whether midx m has its bitmap: the file named after m's checksum, whose
+ * header carries that checksum (git then rewrites nothing).  A file there
+ * that is not is reported as git does, twice, since git reads it twice
+ * (once to see whether the midx is current, once again before writing).
+ */
+static int has_bitmap(const struct wctx *c, const struct fgit_midx *m)
+{
+	struct fgit_buf path = FGIT_BUF_INIT;
+	unsigned char hdr[12 + FGIT_MAX_RAWSZ];
+	const char *why = NULL;
+	char ver[64];
+	size_t rawsz = c->rawsz;
+	struct stat st;
+	int fd, ok = 0;
+
+	if (fgit_buf_addf(&path, "%s/pack/", c->objdir) ||
+	    bitmap_name(&path, fgit_midx_checksum(m), c->o->algo))
+		goto out;
+	fd = open(path.ptr, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		goto out;
+	if (fstat(fd, &st) < 0 || st.st_size < (off_t)(12 + 2 * rawsz) ||
+	    pread(fd, hdr, 12 + rawsz, 0) != (ssize_t)(12 + rawsz))
+		why = "corrupted bitmap index (too small)";
+	else if (memcmp(hdr, "BITM", 4))
+		why = "corrupted bitmap index file (wrong header)";
+	else if (hdr[4] || hdr[5] != 1)
+		why = (snprintf(ver, sizeof(ver), "unsupported version '%d' for bitmap index file",
+				hdr[4] << 8 | hdr[5]), ver);
+	else if (memcmp(hdr + 12, fgit_midx_checksum(m), rawsz))
+		why = "checksum doesn't match in MIDX and bitmap";
+	close(fd);
+	if (why) {
+		report(c->o, 1, "%s", why);
+		report(c->o, 1, "%s", why);
+	}
+	ok = !why;
+out:
+	fgit_buf_release(&path);
+	return ok;
+}
+
+/* git's preferred pack for a bitmap when none is named: the oldest .pack
+ * (the first of equals), passing over packs without objects; -1 if every
+ * pack is empty. */
+static int oldest_pack(struct wctx *c)
+{
+	struct fgit_buf path = FGIT_BUF_INIT;
+	uint64_t best_mtime = 0;
+	uint32_t best_n = 0;
+	size_t i;
+	int best = -1;
+
+	for (i = 0; i < c->nr; i++) {
+		struct pinfo *pi = &c->info[i];
+		struct stat st;
+		uint64_t mtime = 0;
+		uint32_t n = 0;
+
+		fgit_buf_setlen(&path, 0);
+		fgit_buf_addf(&path, "%s/pack/%.*s.pack", c->objdir, (int)(strlen(pi->name) - 4),
+			      pi->name);
+		if (!stat(path.ptr, &st))
+			mtime = (uint64_t)st.st_mtime;
+		if (!ensure_idx(c, pi, 1))
+			n = fgit_pack_idx_count(pi->idx);
+		if (best < 0 || !best_n || mtime < best_mtime) {
+			best = (int)i;
+			best_mtime = mtime;
+			best_n = n;
+		}
+	}
+	fgit_buf_release(&path);
+	return best_n ? best : -1;
+}
+
+struct pseudo_ctx {
+	const struct entry *e;
+	const uint32_t *perm;
+};
+
+static int cmp_pseudo(const void *a, const void *b, void *arg)
+{
+	const struct pseudo_ctx *x = arg;
+	const struct entry *p = &x->e[*(const uint32_t *)a], *q = &x->e[*(const uint32_t *)b];
+	uint32_t pp = x->perm[p->pack], qp = x->perm[q->pack];
+
+	if (p->preferred != q->preferred)
+		return p->preferred ? -1 : 1;
+	if (pp != qp)
+		return pp < qp ? -1 : 1;
+	return p->offset < q->offset ? -1 : p->offset > q->offset;
+}
+
+/* Midx positions in pseudo-pack order (malloc'd), NULL when out of memory. */
+static uint32_t *pseudo_order(const struct entry *e, size_t ne, const uint32_t *perm)
+{
+	struct pseudo_ctx x = { e, perm };
+	uint32_t *order = malloc((ne ? ne : 1) * sizeof(*order));
+	size_t i;
+
+	if (!order)
+		return NULL;
+	for (i = 0; i < ne; i++)
+		order[i] = (uint32_t)i;
+	qsort_r(order, ne, sizeof(*order), cmp_pseudo, &x);
+	return order;
+}
+
+struct types_ctx {
+	struct fgit_odb *odb;
+	const struct fgit_oid *oid;
+	uint8_t *type;			/* FGIT_OBJ_NONE: could not be read */
+};
+
+static int types_chunk(size_t begin, size_t end, int worker, void *payload)
+{
+	struct types_ctx *t = payload;
+	size_t i;
+
+	for (i = begin; i < end; i++) {
+		struct fgit_object_info info;
+		if (fgit_odb_read_info(&info, t->odb, &t->oid[i], FGIT_INFO_TYPE) < 0 ||
+		    info.type < FGIT_OBJ_COMMIT || info.type > FGIT_OBJ_TAG)
+			return -1;
+		t->type[i] = (uint8_t)info.type;
+	}
+	return 0;
+}
+
+/*
+ * The .bitmap of the midx whose checksum is sum, its objects e in the
+ * pseudo-pack order given, appended to out.
+ *
+ * NEEDSWORK: git selects among the commits reachable from refs only; the
+ * pack writer selects among every commit of the midx, so an unreachable
+ * commit whose parent is not in the midx fails here ("doesn't have full
+ * closure") where git writes the bitmap.  Types are read object by object
+ * (fgit_odb_read_info); a pass in pack order would spare delta chains.
+ */
+static int midx_bitmap(struct fgit_buf *out, const struct fgit_midx_options *o,
+		       const struct entry *e, const uint32_t *order, size_t ne,
+		       const unsigned char *sum)
+{
+	struct bitmap_src src;
+	struct types_ctx t;
+	struct fgit_oid *oid = NULL;
+	uint8_t *type = NULL;
+	uint32_t *hash = NULL;
+	int nthreads = o->nthreads > 0 ? o->nthreads : fgit_online_cpus();
+	size_t i;
+	int r;
+
+	if (o->algo != FGIT_HASH_SHA1 || !o->odb)
+		return fgit_error_set(FGIT_ENOTSUPP, "bitmaps need a SHA-1 object database");
+	oid = malloc((ne + 1) * sizeof(*oid));
+	type = calloc(ne + 1, 1);
+	if (o->bitmap_hash_cache)
+		hash = calloc(ne + 1, sizeof(*hash));	/* git 2.39 stores zeros here */
+	if (!oid || !type || (o->bitmap_hash_cache && !hash)) {
+		r = fgit_error_set(FGIT_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < ne; i++) {
+		memset(&oid[i], 0, sizeof(oid[i]));
+		memcpy(oid[i].hash, e[order[i]].oid, 20);
+		oid[i].algo = FGIT_HASH_SHA1;
+	}
+	t.odb = o->odb;
+	t.oid = oid;
+	t.type = type;
+	if ((r = fgit_parallel_for(ne, 1024, nthreads, types_chunk, &t)) != 0) {
+		char hex[FGIT_MAX_HEXSZ + 1];
+		for (i = 0; i < ne && type[i]; i++)
+			;
+		if (r < 0 && i == ne)
+			goto out;
+		fgit_error_clear();
+		r = fgit_error_set(FGIT_EINVALID, "unable to read object %s for the bitmap",
+				   fgit_oid_to_hex(hex, &oid[i < ne ? i : 0]));
+		goto out;
+	}
+	src.nr = (uint32_t)ne;
+	src.pack_hash = sum;
+	src.oid = oid;
+	src.type = type;
+	src.name_hash = hash;
+	src.select_meter = 0;
+	r = pack_bitmap_write(out, &src, o->odb, o->refdb, nthreads, o->progress_fd);
+out:
+	free(oid);
+	free(type);
+	free(hash);
+	return r;
+}
+
 static int write_internal(const char *objdir, const struct fgit_midx_options *o,
 			  char **drop, size_t ndrop)
 {
 	struct wctx c;
 	struct fgit_buf path = FGIT_BUF_INIT, out = FGIT_BUF_INIT;
+	struct fgit_buf bm = FGIT_BUF_INIT, bm_path = FGIT_BUF_INIT;
 	struct fgit_lockfile *lk = NULL;
 	struct pinfo **sorted = NULL;
 	struct entry *e = NULL;
-	uint32_t *perm = NULL, live = 0, fan[256];
+	uint32_t *perm = NULL, *order = NULL, live = 0, fan[256];
+	unsigned char sum[FGIT_MAX_RAWSZ];
+	size_t bm_base = 0;
 	size_t ne = 0, i, k, nlarge = 0;
 	int r, large_needed = 0;
 
@@ -425,8 +664,10 @@ static int write_internal(const char *objdir, const struct fgit_midx_options *o,
 		goto out;
 	if ((r = collect_packs(&c)) < 0)
 		goto out;
-	if (c.m && c.nr == fgit_midx_num_packs(c.m) && !ndrop) {
-		clear_midx_files(objdir, ".bitmap");
+	if (c.m && c.nr == fgit_midx_num_packs(c.m) && !ndrop &&
+	    (!o->write_bitmap || has_bitmap(&c, c.m))) {
+		if (!o->write_bitmap)
+			clear_midx_files(objdir, ".bitmap", NULL);
 		r = 0;
 		goto out;
 	}
@@ -438,6 +679,11 @@ static int write_internal(const char *objdir, const struct fgit_midx_options *o,
 			}
 		if (c.preferred < 0)
 			report(o, 0, "unknown preferred pack: '%s'", o->preferred_pack);
+		/* git 2.39 then takes the first pack seen for a bitmap */
+		if (c.preferred < 0 && o->write_bitmap && c.nr)
+			c.preferred = 0;
+	} else if (o->write_bitmap) {
+		c.preferred = oldest_pack(&c);
 	}
 	if (c.preferred >= 0) {
 		struct pinfo *pi = &c.info[c.preferred];
@@ -494,16 +740,19 @@ static int write_internal(const char *objdir, const struct fgit_midx_options *o,
 		r = 1;
 		goto out;
 	}
+	if (o->write_bitmap && !(order = pseudo_order(e, ne, perm))) {
+		r = fgit_error_set(FGIT_ENOMEM, "out of memory");
+		goto out;
+	}
 
 	/* the file */
 	{
 		struct fgit_buf pnam = FGIT_BUF_INIT;
-		uint32_t ids[5];
-		uint64_t sizes[5];
+		uint32_t ids[6];
+		uint64_t sizes[6];
 		unsigned nch = 0;
 		unsigned char hdr[12];
 		struct fgit_hash_ctx hc;
-		unsigned char sum[FGIT_MAX_RAWSZ];
 
 		for (i = 0; i < c.nr; i++)
 			if (!sorted[i]->expired)
@@ -518,6 +767,10 @@ static int write_internal(const char *objdir, const struct fgit_midx_options *o,
 			ids[nch] = FGIT_CHUNK_ID('L', 'O', 'F', 'F');
 			sizes[nch++] = (uint64_t)nlarge * 8;
 		}
+		if (order) {
+			ids[nch] = FGIT_CHUNK_ID('R', 'I', 'D', 'X');
+			sizes[nch++] = (uint64_t)ne * 4;
+		}
 		memcpy(hdr, "MIDX", 4);
 		hdr[4] = 1;
 		hdr[5] = (unsigned char)o->algo;
@@ -525,7 +778,7 @@ static int write_internal(const char *objdir, const struct fgit_midx_options *o,
 		hdr[7] = 0;
 		put32(hdr + 8, live);
 		r = fgit_buf_grow(&out, 12 + 12 * (nch + 1) + pnam.len + 1024 +
-				  ne * (c.rawsz + 8) + nlarge * 8 + c.rawsz);
+				  ne * (c.rawsz + 8) + nlarge * 8 + (order ? ne * 4 : 0) + c.rawsz);
 		if (!r)
 			r = fgit_buf_add(&out, hdr, 12);
 		if (!r)
@@ -562,6 +815,9 @@ static int write_internal(const char *objdir, const struct fgit_midx_options *o,
 					add32(&out, (uint32_t)(e[i].offset >> 32));
 					add32(&out, (uint32_t)e[i].offset);
 				}
+		if (order)
+			for (i = 0; i < ne; i++)
+				add32(&out, order[i]);
 		fgit_checksum_init(&hc, o->algo);
 		fgit_checksum_update(&hc, out.ptr, out.len);
 		fgit_checksum_final(sum, &hc);
@@ -576,13 +832,33 @@ static int write_internal(const char *objdir, const struct fgit_midx_options *o,
 		fgit_lockfile_rollback(lk);
 		goto out;
 	}
+	/* the bitmap is in place before the midx it belongs to; when it cannot
+	 * be built, git keeps the old midx and exits 1 */
+	if (order) {
+		if ((r = fgit_buf_addf(&bm_path, "%s/pack/", objdir)) < 0 ||
+		    (bm_base = bm_path.len, r = bitmap_name(&bm_path, sum, o->algo)) < 0 ||
+		    (r = midx_bitmap(&bm, o, e, order, ne, sum)) < 0 ||
+		    (r = fgit_pack_write_file(bm_path.ptr, bm.ptr, bm.len, 0444)) < 0) {
+			fgit_lockfile_rollback(lk);
+			if (r == FGIT_ENOMEM)
+				goto out;
+			report(o, 0, "%s", fgit_error_last());
+			fgit_error_clear();
+			report(o, 1, "could not write multi-pack bitmap");
+			r = 1;
+			goto out;
+		}
+	}
 	if ((r = fgit_lockfile_commit(lk)) < 0)
 		goto out;
-	clear_midx_files(objdir, ".bitmap");
-	clear_midx_files(objdir, ".rev");
+	clear_midx_files(objdir, ".bitmap", order ? bm_path.ptr + bm_base : NULL);
+	clear_midx_files(objdir, ".rev", NULL);
 	r = 0;
 out:
 	free(e);
+	free(order);
+	fgit_buf_release(&bm);
+	fgit_buf_release(&bm_path);
 	free(sorted);
 	free(perm);
 	fgit_buf_release(&out);
@@ -778,8 +1054,8 @@ int fgit_midx_drop_if_names(const char *objdir, int algo, const char *pack_path)
 	fgit_midx_free(m);
 	if (r) {
 		unlink(mp.ptr);
-		clear_midx_files(objdir, ".bitmap");
-		clear_midx_files(objdir, ".rev");
+		clear_midx_files(objdir, ".bitmap", NULL);
+		clear_midx_files(objdir, ".rev", NULL);
 	}
 out:
 	fgit_buf_release(&mp);

@@ -1299,6 +1299,7 @@ int fgit_packer_write_bitmap(struct fgit_packer *pk, const char *base_name, cons
 	s.oid = oid;
 	s.type = type;
 	s.name_hash = flags & FGIT_PACKER_BITMAP_HASH_CACHE ? hash : NULL;
+	s.select_meter = 1;
 	ret = pack_bitmap_write(&out, &s, pk->odb, refdb, pk->o.nthreads,
 				pk->o.progress ? pk->o.progress_fd : -1);
 	if (ret < 0)

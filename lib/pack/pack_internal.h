@@ -74,11 +74,14 @@ int pack_obj_header(unsigned char *h, int type, uint64_t size);
 struct fgit_odb;
 struct fgit_refdb;
 struct bitmap_src {
-	uint32_t nr;			/* objects, in bit (pack) order */
-	const unsigned char *pack_hash;	/* SHA-1 of the pack */
+	uint32_t nr;			/* objects, in bit order: pack order, or
+					 * a midx's pseudo-pack order */
+	const unsigned char *pack_hash;	/* SHA-1 of the pack (or of the midx) */
 	const struct fgit_oid *oid;	/* nr of each, in bit order */
 	const uint8_t *type;
 	const uint32_t *name_hash;	/* NULL: no name-hash cache */
+	int select_meter;		/* "Selecting bitmap commits" too (git
+					 * shows it for packs, not for a midx) */
 };
 /*
  * The .bitmap for these objects, appended to out: every object a commit

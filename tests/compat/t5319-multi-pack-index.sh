@@ -21,8 +21,8 @@ git init -q base && (
 ) || exit 1
 
 # copies_run SETUP ARGS...: copy base to g/ and f/, run SETUP in each (a
-# shell snippet), then git ARGS in g and fgit ARGS in f; same stdout and
-# exit code.
+# shell snippet), then git ARGS in g and fgit ARGS in f (stdin from
+# $MIDX_STDIN if set); same stdout and exit code.
 copies_run()
 {
 	_s=$1; shift
@@ -30,8 +30,10 @@ copies_run()
 		rm -rf "$TRASH/$d" && cp -a "$TRASH/base" "$TRASH/$d" &&
 		(cd "$TRASH/$d" && eval "$_s") >/dev/null 2>&1 || { echo "setup failed"; return 1; }
 	done
-	g_rc=0; (cd "$TRASH/g" && git "$@" >"$CMP/git.out" 2>"$CMP/git.err") || g_rc=$?
-	f_rc=0; (cd "$TRASH/f" && "$FGIT" "$@" >"$CMP/fgit.out" 2>"$CMP/fgit.err") || f_rc=$?
+	g_rc=0; (cd "$TRASH/g" && git "$@" <"${MIDX_STDIN:-/dev/null}" >"$CMP/git.out" \
+		2>"$CMP/git.err") || g_rc=$?
+	f_rc=0; (cd "$TRASH/f" && "$FGIT" "$@" <"${MIDX_STDIN:-/dev/null}" >"$CMP/fgit.out" \
+		2>"$CMP/fgit.err") || f_rc=$?
 	cmp -s "$CMP/git.out" "$CMP/fgit.out" && [ "$g_rc" = "$f_rc" ] || _cmp_fail "$@"
 }
 
@@ -126,6 +128,81 @@ test_expect_success 'usage errors exit 129 as git' '
 	cd base && compare_err multi-pack-index &&
 	compare_err multi-pack-index bogus &&
 	compare_err multi-pack-index write extra
+'
+# multi-pack bitmaps: the same midx (RIDX chunk included) and files as
+# git's; the bitmap need not be byte-identical, but git must verify it
+bitmap_ok()
+{
+	for c in $(git -C "$1" rev-list --all | sed -n "1p;2p;\$p"); do
+		git -C "$1" rev-list --test-bitmap "$c" >"$CMP/tb" 2>&1 &&
+		grep -q "^OK!" "$CMP/tb" || { echo "test-bitmap $c:"; tail -2 "$CMP/tb"; return 1; }
+	done &&
+	a=$(git -C "$1" rev-list --use-bitmap-index --count --objects --all) &&
+	b=$(git -C "$1" rev-list --count --objects --all) &&
+	[ "$a" = "$b" ] || { echo "counts differ: $a $b"; return 1; }
+	git -C "$1" multi-pack-index verify --no-progress && fsck_ok "$1"
+}
+test_expect_success 'write --bitmap: oldest pack preferred, RIDX chunk, a bitmap git verifies' '
+	midx_both : multi-pack-index write --bitmap && bitmap_ok f &&
+	midx_both "touch -d 2019-06-01 \$(ls .git/objects/pack/*.pack | sed -n 4p)" \
+		multi-pack-index write --bitmap && bitmap_ok f &&
+	midx_both "touch -d 2019-06-01 .git/objects/pack/*.pack" multi-pack-index write --bitmap &&
+	bitmap_ok f
+'
+test_expect_success 'write --bitmap --preferred-pack, unknown preferred pack, --progress' '
+	midx_both : multi-pack-index write --bitmap --preferred-pack=$(ls base/.git/objects/pack/*.pack | sed -n 3p | xargs basename) &&
+	bitmap_ok f &&
+	midx_both : multi-pack-index write --bitmap --preferred-pack=pack-nope.pack && bitmap_ok f &&
+	midx_both : multi-pack-index write --bitmap --progress
+'
+test_expect_success 'write --bitmap --stdin-packs: a closed set; one missing objects' '
+	ls -S base/.git/objects/pack/*.idx | sed -n "1p;3p;5p" | xargs -n1 basename >sel3 &&
+	MIDX_STDIN=$TRASH/sel3 midx_both : multi-pack-index write --stdin-packs --bitmap &&
+	bitmap_ok f &&
+	ls base/.git/objects/pack/*.idx | sed -n "2p;5p;6p" | xargs -n1 basename >sel3 &&
+	MIDX_STDIN=$TRASH/sel3 midx_both : multi-pack-index write --stdin-packs --bitmap
+'
+test_expect_success '--preferred-pack over an existing midx: every object of that pack counts' '
+	for n in 1 3 6; do
+		midx_both "git multi-pack-index write" multi-pack-index write --preferred-pack=$(ls base/.git/objects/pack/*.pack | sed -n ${n}p | xargs basename) || return 1
+	done
+'
+test_expect_success 'write --bitmap over an existing midx: with a bitmap, without, stale' '
+	midx_both "git multi-pack-index write --bitmap" multi-pack-index write --bitmap &&
+	midx_both "git multi-pack-index write" multi-pack-index write --bitmap && bitmap_ok f &&
+	midx_both "git multi-pack-index write --bitmap" multi-pack-index write &&
+	midx_both "git multi-pack-index write --bitmap && echo new >n && git add n && git commit -qm n && git repack -dq" \
+		multi-pack-index write --bitmap && bitmap_ok f
+'
+test_expect_success 'a bitmap whose checksum does not match its midx is rewritten' '
+	stale="git multi-pack-index write --bitmap && b=\$(ls .git/objects/pack/*.bitmap) && chmod u+w \$b && printf xxxx | dd of=\$b bs=1 seek=12 conv=notrunc" &&
+	midx_both "$stale" multi-pack-index write --bitmap && bitmap_ok f &&
+	midx_both "git multi-pack-index write --bitmap && b=\$(ls .git/objects/pack/*.bitmap) && chmod u+w \$b && printf junk >\$b" \
+		multi-pack-index write --bitmap && bitmap_ok f
+'
+test_expect_success 'fgit reads around a midx bitmap: pack-objects --all --stdout, count-objects' '
+	midx_both "git multi-pack-index write --bitmap" count-objects -v &&
+	(cd f && "$FGIT" pack-objects --all --stdout -q >../mb.pack) &&
+	git index-pack -o mb.idx mb.pack && git show-index <mb.idx | cut -d" " -f2 | sort >o1 &&
+	git -C f rev-list --objects --all | cut -d" " -f1 | sort >o2 && cmp o1 o2
+'
+test_expect_success 'write --bitmap without any commit: an empty bitmap, as git' '
+	blobs="rm -rf .git/objects/pack/* .git/refs/heads/* .git/refs/tags/* .git/logs && echo a | git hash-object -w --stdin | git pack-objects -q .git/objects/pack/pack" &&
+	midx_both "$blobs" multi-pack-index write --bitmap &&
+	git -C f multi-pack-index verify
+'
+test_expect_success 'write --bitmap over packs missing a parent: warning, error, exit 1, midx kept' '
+	ls -t base/.git/objects/pack/*.idx | tail -n +2 | head -1 | xargs -n1 basename >sel1 &&
+	MIDX_STDIN=$TRASH/sel1 copies_run "git multi-pack-index write" \
+		multi-pack-index write --stdin-packs --bitmap &&
+	tail -1 "$CMP/git.err" >e1 && tail -1 "$CMP/fgit.err" >e2 && cmp e1 e2 &&
+	grep "^warning: Failed to write bitmap index. Packfile doesn.t have full closure" "$CMP/fgit.err" &&
+	cmp g/.git/objects/pack/multi-pack-index f/.git/objects/pack/multi-pack-index &&
+	! ls f/.git/objects/pack/*.bitmap 2>/dev/null
+'
+test_expect_success 'write --refs-snapshot: not built, refused (129)' '
+	(cd base && "$FGIT" multi-pack-index write --bitmap --refs-snapshot=x 2>"$TRASH/err"; test $? = 129) &&
+	grep -q refs-snapshot "$TRASH/err"
 '
 # repack_both SETUP ARGS...: as midx_both, but packs differ in bytes (delta
 # search), so compare what they hold: the same number of packs, the same

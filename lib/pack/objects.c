@@ -62,6 +62,8 @@ enum {
 	E_WRITTEN = 1 << 3,
 	E_NO_DELTA = 1 << 4,		/* not a delta candidate */
 	E_PREFERRED = 1 << 5,		/* thin-pack base: not written */
+	E_TYPED = 1 << 6,		/* type known before locating (bitmap) */
+	E_NO_SIZE = 1 << 7,		/* reused delta: inflated size not read */
 };
 
 struct entry {
@@ -357,6 +359,14 @@ static int locate_one(struct fgit_packer *pk, struct entry *e)
 				e->delta = b->no;
 				e->delta_size = pe.size;
 				e->flags |= E_REUSE;
+				/* the object's own size matters only if the
+				 * delta is dropped (read then, in fill_sizes):
+				 * reading it here means inflating the start of
+				 * the delta and walking its chain for the type */
+				if (e->flags & E_TYPED) {
+					e->flags |= E_NO_SIZE;
+					return 0;
+				}
 			}
 		}
 	}
@@ -436,6 +446,26 @@ static int settle_reused(struct fgit_packer *pk)
 	}
 	free(state);
 	free(stack);
+	return 0;
+}
+
+/* Sizes of reused deltas that settle_reused turned into delta candidates. */
+static int fill_sizes(struct fgit_packer *pk)
+{
+	uint32_t i;
+	int ret;
+	for (i = 0; i < pk->nr; i++) {
+		struct entry *e = E(pk, i);
+		struct fgit_object_info info;
+		if (!(e->flags & E_NO_SIZE) || (e->flags & E_REUSE))
+			continue;
+		ret = fgit_odb_read_info(&info, pk->odb, &e->oid, FGIT_INFO_TYPE | FGIT_INFO_SIZE);
+		if (ret < 0)
+			return ret;
+		e->type = (uint8_t)info.type;
+		e->size = info.size;
+		e->flags &= ~E_NO_SIZE;
+	}
 	return 0;
 }
 
@@ -1118,7 +1148,7 @@ int fgit_packer_prepare(struct fgit_packer *pk)
 	c.prog = NULL;
 	if (ret < 0)
 		return ret;
-	if ((ret = settle_reused(pk)) < 0)
+	if ((ret = settle_reused(pk)) < 0 || (ret = fill_sizes(pk)) < 0)
 		return ret;
 	ret = search_deltas(pk, &c);
 	free(c.list);
@@ -1439,6 +1469,47 @@ int fgit_packer_add_walk(struct fgit_packer *pk, struct fgit_objwalk *w)
 	if (pk->o.progress)
 		c.prog = fgit_progress_new("Enumerating objects", 0, pk->o.progress_fd, 0);
 	ret = fgit_objwalk_run(w, walk_cb, &c);
+	fgit_progress_done(c.prog);
+	return ret;
+}
+
+struct bitmap_add {
+	struct fgit_packer *pk;
+	struct fgit_progress *prog;
+};
+
+static int bitmap_add_cb(const struct fgit_oid *oid, enum fgit_object_type type,
+			 uint32_t hash, uint64_t offset, void *payload)
+{
+	struct bitmap_add *c = payload;
+	uint32_t n = c->pk->nr;
+	int ret;
+
+	(void)offset;
+	if ((ret = add_entry(c->pk, oid, type, NULL, 0, E_TYPED)) < 0)
+		return ret;
+	if (c->pk->nr > n)
+		E(c->pk, n)->hash = hash;
+	fgit_progress_set(c->prog, c->pk->nr);
+	return 0;
+}
+
+int fgit_packer_add_bitmap(struct fgit_packer *pk, const struct fgit_oid *tips, size_t ntips)
+{
+	struct bitmap_add c = { pk, NULL };
+	int ret;
+
+	if (pk->nr || pk->o.thin || (pk->o.skip & FGIT_PACK_SKIP_PACKED))
+		return 1;
+	if ((pk->o.skip & FGIT_PACK_SKIP_KEPT) || pk->o.nkeep_packs) {
+		if (pk->nkept < 0 && find_kept(pk) < 0)
+			return -1;
+		if (pk->nkept)
+			return 1;
+	}
+	if (pk->o.progress)
+		c.prog = fgit_progress_new("Enumerating objects", 0, pk->o.progress_fd, 0);
+	ret = pack_bitmap_reachable(pk->odb, tips, ntips, bitmap_add_cb, &c);
 	fgit_progress_done(c.prog);
 	return ret;
 }

@@ -546,6 +546,29 @@ finish:
 	return ret;
 }
 
+/* The .bitmap beside pack_path (its pack's checksum read from the pack's
+ * trailer): 0, or -1 when there is none to use. */
+static int bitmap_load_path(struct bitmap *b, const char *pack_path)
+{
+	unsigned char hash[20];
+	off_t size;
+	int fd;
+
+	memset(b, 0, sizeof(*b));
+	b->file = (struct fgit_buf)FGIT_BUF_INIT;
+	b->idx = (struct fgit_buf)FGIT_BUF_INIT;
+	fd = open(pack_path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	size = lseek(fd, 0, SEEK_END);
+	if (size < 32 || pread(fd, hash, 20, size - 20) != 20) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return bitmap_load(b, pack_path, hash);
+}
+
 /*
  * Load the .bitmap of the database's only pack (no alternates, SHA-1):
  * 0 and *pack_path (borrowed), or -1 when there is none to use.
@@ -553,9 +576,6 @@ finish:
 static int bitmap_open_single(struct bitmap *b, const char **pack_path, struct fgit_odb *odb)
 {
 	const char *alts[1];
-	unsigned char hash[20];
-	off_t size;
-	int pfd;
 
 	memset(b, 0, sizeof(*b));
 	b->file = (struct fgit_buf)FGIT_BUF_INIT;
@@ -564,16 +584,7 @@ static int bitmap_open_single(struct bitmap *b, const char **pack_path, struct f
 	    fgit_odb_alternates(odb, alts, 1) != 0)
 		return -1;
 	*pack_path = fgit_odb_pack_path(odb, 0);
-	pfd = open(*pack_path, O_RDONLY | O_CLOEXEC);
-	if (pfd < 0)
-		return -1;
-	size = lseek(pfd, 0, SEEK_END);
-	if (size < 32 || pread(pfd, hash, 20, size - 20) != 20) {
-		close(pfd);
-		return -1;
-	}
-	close(pfd);
-	return bitmap_load(b, *pack_path, hash);
+	return bitmap_load_path(b, *pack_path);
 }
 
 int fgit_pack_bitmap_send_all(uint32_t *count_out, struct fgit_odb *odb,
@@ -694,4 +705,56 @@ out:
 	if (ret == 1)
 		fgit_error_clear();	/* not usable: the caller walks instead */
 	return ret;
+}
+
+/* ---- an old bitmap, for the writer to reuse ---- */
+
+struct pack_old_bitmap {
+	struct bitmap b;
+};
+
+int pack_old_bitmap_open(struct pack_old_bitmap **out, const char *pack_path)
+{
+	struct pack_old_bitmap *ob = calloc(1, sizeof(*ob));
+
+	if (!ob)
+		return fgit_error_set(FGIT_ENOMEM, "out of memory");
+	if (bitmap_load_path(&ob->b, pack_path) < 0) {
+		pack_old_bitmap_free(ob);
+		fgit_error_clear();
+		return 1;
+	}
+	*out = ob;
+	return 0;
+}
+
+void pack_old_bitmap_free(struct pack_old_bitmap *ob)
+{
+	if (!ob)
+		return;
+	bitmap_release(&ob->b);
+	free(ob);
+}
+
+uint32_t pack_old_bitmap_count(const struct pack_old_bitmap *ob)
+{
+	return ob->b.nr;
+}
+
+const unsigned char *pack_old_bitmap_id(const struct pack_old_bitmap *ob, uint32_t pos)
+{
+	return ob->b.names + (size_t)ob->b.idxpos_sorted[pos] * 20;
+}
+
+long pack_old_bitmap_find(const struct pack_old_bitmap *ob, const struct fgit_oid *commit)
+{
+	const struct bentry *e = fgit_oidmap_get(&ob->b.map, commit);
+	return e ? (long)e->no : -1;
+}
+
+const uint64_t *pack_old_bitmap_bits(struct pack_old_bitmap *ob, long entry)
+{
+	if (entry < 0 || (uint32_t)entry >= ob->b.ne || decode_entry(&ob->b, (uint32_t)entry, 0) < 0)
+		return NULL;
+	return ob->b.e[entry].bits;
 }

@@ -108,6 +108,8 @@ struct fgit_packer {
 	/* packs whose objects are left out (.keep, --keep-pack); -1: not yet known */
 	size_t *kept;
 	long nkept;
+	/* the bitmap of the same pack written again, loaded before it goes */
+	struct pack_old_bitmap *same_bitmap;
 };
 
 static inline struct entry *E(const struct fgit_packer *pk, uint32_t i)
@@ -167,6 +169,7 @@ void fgit_packer_free(struct fgit_packer *pk)
 	free(pk->blocks);
 	free(pk->order);
 	free(pk->kept);
+	pack_old_bitmap_free(pk->same_bitmap);
 	fgit_oidmap_release(&pk->map);
 	free(pk);
 }
@@ -1276,7 +1279,11 @@ int fgit_packer_write_files(char *hex_out, struct fgit_packer *pk, const char *b
 			goto out;
 	}
 	/* the same pack again: a bitmap of it goes (as in git's repack);
-	 * fgit_packer_write_bitmap writes a new one */
+	 * fgit_packer_write_bitmap writes a new one, from this one's sets */
+	fgit_buf_reset(&path);
+	fgit_buf_addf(&path, "%s-%s.pack", base_name, hex);
+	if (!pk->same_bitmap && (ret = pack_old_bitmap_open(&pk->same_bitmap, path.ptr)) < 0)
+		goto out;
 	fgit_buf_reset(&path);
 	fgit_buf_addf(&path, "%s-%s.bitmap", base_name, hex);
 	unlink(path.ptr);
@@ -1299,10 +1306,30 @@ out:
 
 /* ---- reachability bitmaps ---- */
 
+/* The bitmap of another pack of the database (not new_pack), to reuse:
+ * 0 and *out (NULL if there is none). */
+static int open_old_bitmap(struct pack_old_bitmap **out, struct fgit_odb *odb,
+			   const char *new_pack)
+{
+	size_t i, n = fgit_odb_pack_count(odb);
+	int r;
+
+	*out = NULL;
+	for (i = 0; i < n; i++) {
+		const char *p = fgit_odb_pack_path(odb, i);
+		if (!p || !strcmp(p, new_pack))
+			continue;
+		if ((r = pack_old_bitmap_open(out, p)) <= 0)
+			return r;
+	}
+	return 0;
+}
+
 int fgit_packer_write_bitmap(struct fgit_packer *pk, const char *base_name, const char *hex,
 			     struct fgit_refdb *refdb, unsigned int flags)
 {
 	struct bitmap_src s;
+	struct pack_old_bitmap *old = NULL;
 	struct fgit_buf out = FGIT_BUF_INIT, path = FGIT_BUF_INIT;
 	struct fgit_oid *oid = NULL;
 	uint8_t *type = NULL;
@@ -1329,16 +1356,28 @@ int fgit_packer_write_bitmap(struct fgit_packer *pk, const char *base_name, cons
 	s.oid = oid;
 	s.type = type;
 	s.name_hash = flags & FGIT_PACKER_BITMAP_HASH_CACHE ? hash : NULL;
-	ret = pack_bitmap_write(&out, &s, pk->odb, refdb, pk->o.nthreads,
-				pk->o.progress ? pk->o.progress_fd : -1);
+	if (fgit_buf_addf(&path, "%s-%s.pack", base_name, hex)) {
+		ret = FGIT_ENOMEM;
+		goto out;
+	}
+	if (pk->same_bitmap) {
+		old = pk->same_bitmap;
+		pk->same_bitmap = NULL;
+	} else if ((ret = open_old_bitmap(&old, pk->odb, path.ptr)) < 0) {
+		goto out;
+	}
+	ret = pack_bitmap_write_reusing(&out, &s, old, pk->odb, refdb, pk->o.nthreads,
+					pk->o.progress ? pk->o.progress_fd : -1);
 	if (ret < 0)
 		goto out;
+	fgit_buf_reset(&path);
 	if (fgit_buf_addf(&path, "%s-%s.bitmap", base_name, hex)) {
 		ret = FGIT_ENOMEM;
 		goto out;
 	}
 	ret = fgit_pack_write_file(path.ptr, out.ptr, out.len, 0444);
 out:
+	pack_old_bitmap_free(old);
 	free(oid);
 	free(type);
 	free(hash);

@@ -43,10 +43,15 @@ same_objects()
 bitmap_ok()
 {
 	git -C "$TRASH/w" rev-list --test-bitmap HEAD >"$CMP/tb" 2>&1 &&
-	grep -q "^OK!" "$CMP/tb" &&
+	grep -q "^OK!" "$CMP/tb" || { echo "test-bitmap:"; tail -2 "$CMP/tb"; return 1; }
 	a=$(git -C "$TRASH/w" rev-list --use-bitmap-index --count --objects --all) &&
 	b=$(git -C "$TRASH/w.git" rev-list --count --objects --all) &&
 	[ "$a" = "$b" ] || { echo "counts: $a (fgit, bitmap) $b (git)"; return 1; }
+	for r in "main~200..main" "main~30 --not main~300" "--all --not main~100"; do
+		git -C "$TRASH/w" rev-list --use-bitmap-index --objects $r | cut -c1-40 | sort >"$CMP/b1" &&
+		git -C "$TRASH/w" rev-list --objects $r | cut -c1-40 | sort >"$CMP/b2" &&
+		cmp -s "$CMP/b1" "$CMP/b2" || { echo "objects differ: $r"; return 1; }
+	done
 }
 
 plain() { cp -a "$TRASH/bm.git/." .; }

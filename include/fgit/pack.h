@@ -395,6 +395,17 @@ int fgit_pack_bitmap_send_all(uint32_t *count_out, struct fgit_odb *odb,
 			      struct fgit_refdb *refdb, int fd, int ofs_delta, int progress_fd);
 
 /*
+ * repack -a's counting from a reachability bitmap instead of a walk: when
+ * the database has a single pack (not kept, no alternates) whose .bitmap
+ * has a name-hash cache, and everything tips (commits and annotated tags:
+ * refs, HEAD, reflog ids) reach is in that pack, those objects are added
+ * in the pack's order, with their types and name hashes from the bitmap
+ * ("Enumerating objects" meter).  Returns 1, nothing added, when that does
+ * not hold (or the packer is not empty, or thin): the caller walks.
+ */
+int fgit_packer_add_bitmap(struct fgit_packer *pk, const struct fgit_oid *tips, size_t ntips);
+
+/*
  * Write <base_name>-<hash>.pack (through a temporary file in the same
  * directory), then .rev (if write_rev) and .idx, each renamed into place,
  * as git does; hex_out (FGIT_MAX_HEXSZ + 1 bytes) receives <hash>.

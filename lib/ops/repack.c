@@ -25,6 +25,7 @@
 #include "fgit/pack.h"
 #include "fgit/prune.h"
 #include "fgit/refs.h"
+#include "fgit/reflog_dir.h"
 #include "fgit/repack.h"
 #include "fgit/repo.h"
 #include "fgit/revwalk.h"
@@ -205,6 +206,74 @@ out:
 	return ret;
 }
 
+/* ---- counting from the old bitmap ---- */
+
+/* the tips go into a buffer of struct fgit_oid (it grows as it must) */
+struct tips {
+	struct fgit_odb *odb;
+	struct fgit_buf v;
+};
+
+static int tips_push(struct tips *t, const struct fgit_oid *oid)
+{
+	return fgit_buf_add(&t->v, oid, sizeof(*oid));
+}
+
+static int tip_ref_cb(const char *name, const struct fgit_oid *oid, unsigned int flags,
+		      void *payload)
+{
+	(void)name;
+	if (flags & FGIT_REF_BROKEN)
+		return 0;	/* as the walk's --all */
+	return tips_push(payload, oid);
+}
+
+static int tip_reflog_cb(const char *refname, const struct fgit_oid *old_oid,
+			 const struct fgit_oid *new_oid, void *payload)
+{
+	struct tips *t = payload;
+	int ret;
+	(void)refname;
+	/* as the walk's --reflog: ids that are missing are skipped */
+	if (!fgit_oid_is_zero(old_oid) && fgit_odb_exists(t->odb, old_oid) &&
+	    (ret = tips_push(t, old_oid)) < 0)
+		return ret;
+	if (!fgit_oid_is_zero(new_oid) && fgit_odb_exists(t->odb, new_oid) &&
+	    (ret = tips_push(t, new_oid)) < 0)
+		return ret;
+	return 0;
+}
+
+/*
+ * The tips of the walk below (refs, HEAD, reflogs; no index here) counted
+ * from the old pack's bitmap, as git's pack-objects does.  On the history
+ * corpus the walk of every tree was about 40% of repack -ad and finding
+ * each walked object in the old pack another 16%.  1 when the bitmap
+ * cannot answer: the caller walks.
+ */
+static int add_from_bitmap(struct fgit_packer *pk, struct fgit_odb *odb,
+			   struct fgit_refdb *refdb, struct fgit_repo *repo)
+{
+	struct tips t = { odb, FGIT_BUF_INIT };
+	struct fgit_oid head;
+	int ret;
+
+	if ((ret = fgit_refdb_foreach(refdb, "refs/", tip_ref_cb, &t)) < 0)
+		goto out;
+	if (fgit_refdb_resolve(&head, NULL, NULL, refdb, "HEAD") == 0 &&
+	    (ret = tips_push(&t, &head)) < 0)
+		goto out;
+	fgit_error_clear();
+	if ((ret = fgit_reflog_dir_foreach_all(fgit_repo_git_dir(repo), fgit_repo_common_dir(repo),
+					       fgit_odb_algo(odb), tip_reflog_cb, &t)) < 0)
+		goto out;
+	ret = fgit_packer_add_bitmap(pk, (const struct fgit_oid *)t.v.ptr,
+				     t.v.len / sizeof(struct fgit_oid));
+out:
+	fgit_buf_release(&t.v);
+	return ret;
+}
+
 static int load_index(struct fgit_index **out, struct fgit_repo *repo)
 {
 	struct fgit_index_load_opts o = FGIT_INDEX_LOAD_OPTS_INIT;
@@ -267,6 +336,12 @@ int fgit_repack(struct fgit_repack_result *out, struct fgit_repo *repo,
 		po.skip |= FGIT_PACK_SKIP_NONLOCAL;
 	if ((ret = fgit_packer_new(&pk, odb, &po)) < 0)
 		goto out;
+	if (all && !index && !fgit_repo_work_tree(repo)) {
+		if ((ret = add_from_bitmap(pk, odb, refdb, repo)) < 0)
+			goto out;
+		if (!ret)
+			goto counted;
+	}
 	if ((ret = fgit_objwalk_new(&w, odb, FGIT_OBJWALK_OBJECTS |
 				    (all ? 0 : FGIT_OBJWALK_UNPACKED))) < 0)
 		goto out;
@@ -292,6 +367,7 @@ int fgit_repack(struct fgit_repack_result *out, struct fgit_repo *repo,
 	 */
 	fgit_objwalk_free(w);
 	w = NULL;
+counted:
 	fgit_odb_drop_cache(odb);
 	malloc_trim(0);
 	if ((ret = fgit_packer_mark_tags(pk, refdb)) < 0)

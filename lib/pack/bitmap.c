@@ -31,6 +31,7 @@
 #include "fgit/refs.h"
 
 #define MAX_XOR_OFFSET 160
+#define BITMAP_HASH_CACHE 0x4
 
 static uint32_t be32(const unsigned char *p)
 {
@@ -63,6 +64,8 @@ struct bitmap {
 	const unsigned char *names;
 	const unsigned char *off32, *off64;
 	size_t n_off64;
+	size_t type_off[4];		/* commits, trees, blobs, tags: EWAH offsets */
+	const unsigned char *hashes;	/* name-hash cache (pack order), NULL */
 };
 
 static void bitmap_release(struct bitmap *b)
@@ -144,6 +147,7 @@ static int bitmap_load(struct bitmap *b, const char *pack_path, const unsigned c
 	char *path = malloc(n + 8);	/* ".pack" -> ".bitmap" */
 	const unsigned char *p, *end;
 	uint32_t i, count;
+	uint16_t flags;
 	int err;
 
 	if (!path || n < 5)
@@ -201,11 +205,13 @@ static int bitmap_load(struct bitmap *b, const char *pack_path, const unsigned c
 	    memcmp(p + 12, pack_hash, 20))
 		return -1;
 	count = be32(p + 8);
+	flags = (uint16_t)(p[6] << 8 | p[7]);
 	p += 32;
 	for (k = 0; k < 4; k++) {	/* commits, trees, blobs, tags */
 		size_t s = ewah_size(p, (size_t)(end - p));
 		if (!s)
 			return -1;
+		b->type_off[k] = (size_t)(p - (const unsigned char *)b->file.ptr);
 		p += s;
 	}
 	if (count > b->nr)
@@ -234,6 +240,10 @@ static int bitmap_load(struct bitmap *b, const char *pack_path, const unsigned c
 		if (err)
 			return -1;
 	}
+	/* the name-hash cache follows the entries; 20 bytes of checksum end
+	 * the file */
+	if ((flags & BITMAP_HASH_CACHE) && (uint64_t)(end - p) >= (uint64_t)b->nr * 4 + 20)
+		b->hashes = p;
 	return 0;
 }
 
@@ -536,38 +546,59 @@ finish:
 	return ret;
 }
 
+/* The .bitmap beside pack_path (its pack's checksum read from the pack's
+ * trailer): 0, or -1 when there is none to use. */
+static int bitmap_load_path(struct bitmap *b, const char *pack_path)
+{
+	unsigned char hash[20];
+	off_t size;
+	int fd;
+
+	memset(b, 0, sizeof(*b));
+	b->file = (struct fgit_buf)FGIT_BUF_INIT;
+	b->idx = (struct fgit_buf)FGIT_BUF_INIT;
+	fd = open(pack_path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	size = lseek(fd, 0, SEEK_END);
+	if (size < 32 || pread(fd, hash, 20, size - 20) != 20) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return bitmap_load(b, pack_path, hash);
+}
+
+/*
+ * Load the .bitmap of the database's only pack (no alternates, SHA-1):
+ * 0 and *pack_path (borrowed), or -1 when there is none to use.
+ */
+static int bitmap_open_single(struct bitmap *b, const char **pack_path, struct fgit_odb *odb)
+{
+	const char *alts[1];
+
+	memset(b, 0, sizeof(*b));
+	b->file = (struct fgit_buf)FGIT_BUF_INIT;
+	b->idx = (struct fgit_buf)FGIT_BUF_INIT;
+	if (fgit_odb_algo(odb) != FGIT_HASH_SHA1 || fgit_odb_pack_count(odb) != 1 ||
+	    fgit_odb_alternates(odb, alts, 1) != 0)
+		return -1;
+	*pack_path = fgit_odb_pack_path(odb, 0);
+	return bitmap_load_path(b, *pack_path);
+}
+
 int fgit_pack_bitmap_send_all(uint32_t *count_out, struct fgit_odb *odb,
 			      struct fgit_refdb *refdb, int fd, int ofs_delta, int progress_fd)
 {
 	struct bitmap b;
 	struct tips_ctx c;
 	struct fgit_oid head;
-	const char *alts[1];
 	const char *pack_path;
-	unsigned char hash[20];
 	size_t k;
 	uint64_t bits = 0;
-	int pfd, ret = 1;
+	int ret = 1;
 
-	memset(&b, 0, sizeof(b));
-	b.file = (struct fgit_buf)FGIT_BUF_INIT;
-	b.idx = (struct fgit_buf)FGIT_BUF_INIT;
-	if (fgit_odb_algo(odb) != FGIT_HASH_SHA1 || fgit_odb_pack_count(odb) != 1 ||
-	    fgit_odb_alternates(odb, alts, 1) != 0)
-		return 1;
-	pack_path = fgit_odb_pack_path(odb, 0);
-	pfd = open(pack_path, O_RDONLY | O_CLOEXEC);
-	if (pfd < 0)
-		return 1;
-	{
-		off_t size = lseek(pfd, 0, SEEK_END);
-		if (size < 32 || pread(pfd, hash, 20, size - 20) != 20) {
-			close(pfd);
-			return 1;
-		}
-	}
-	close(pfd);
-	if (bitmap_load(&b, pack_path, hash) < 0)
+	if (bitmap_open_single(&b, &pack_path, odb) < 0)
 		goto out;
 	memset(&c, 0, sizeof(c));
 	c.b = &b;
@@ -599,4 +630,131 @@ out:
 	if (ret == 1)
 		fgit_error_clear();	/* not usable: the caller walks instead */
 	return ret;
+}
+
+/*
+ * Counting for repack -a from the old bitmap (git counts from it too):
+ * the union of the tips' sets replaces the walk of every tree in the
+ * history, and the type bitmaps and the name-hash cache give what the
+ * walk would have said of each object.  Objects come in the old pack's
+ * order, which is the order its writer chose (recency, then families).
+ */
+int pack_bitmap_reachable(struct fgit_odb *odb, const struct fgit_oid *tips, size_t ntips,
+			  pack_bitmap_obj_cb cb, void *payload)
+{
+	static const enum fgit_object_type types[4] = {
+		FGIT_OBJ_COMMIT, FGIT_OBJ_TREE, FGIT_OBJ_BLOB, FGIT_OBJ_TAG
+	};
+	struct bitmap b;
+	struct tips_ctx c;
+	uint64_t *type_bits = NULL;
+	const char *pack_path;
+	size_t i, k;
+	int t, ret = 1;
+
+	memset(&c, 0, sizeof(c));
+	if (bitmap_open_single(&b, &pack_path, odb) < 0 || !b.hashes)
+		goto out;
+	c.b = &b;
+	c.odb = odb;
+	c.ok = 1;
+	c.result = calloc(b.nwords + 1, 8);
+	type_bits = calloc(4 * b.nwords + 1, 8);
+	if (!c.result || !type_bits)
+		goto out;
+	for (i = 0; i < ntips; i++)
+		if (add_tip(&c, &tips[i]) < 0)
+			goto out;
+	for (t = 0; t < 4; t++)
+		if (ewah_decode(type_bits + (size_t)t * b.nwords, b.nwords,
+				(const unsigned char *)b.file.ptr + b.type_off[t],
+				b.file.len - b.type_off[t]) < 0)
+			goto out;
+	/* every object must have a type before the first is handed out */
+	for (k = 0; k < b.nwords; k++) {
+		uint64_t any = 0;
+		for (t = 0; t < 4; t++)
+			any |= type_bits[(size_t)t * b.nwords + k];
+		if (c.result[k] & ~any)
+			goto out;
+	}
+	for (k = 0; k < b.nwords; k++) {
+		uint64_t w = c.result[k];
+		while (w) {
+			uint32_t pos = (uint32_t)(k * 64 + (size_t)__builtin_ctzll(w));
+			uint64_t m = w & -w;
+			struct fgit_oid oid;
+			w &= w - 1;
+			for (t = 0; t < 3 && !(type_bits[(size_t)t * b.nwords + k] & m); t++)
+				;
+			fgit_oid_from_raw(&oid, b.names + (size_t)b.idxpos_sorted[pos] * 20,
+					  FGIT_HASH_SHA1);
+			if ((ret = cb(&oid, types[t], be32(b.hashes + 4 * (size_t)pos),
+				      b.offsets_sorted[pos], payload)) != 0) {
+				if (ret > 0)
+					ret = fgit_error_set(FGIT_ERROR, "bitmap callback stopped");
+				goto out;
+			}
+		}
+	}
+	ret = 0;
+out:
+	free(type_bits);
+	free(c.result);
+	bitmap_release(&b);
+	if (ret == 1)
+		fgit_error_clear();	/* not usable: the caller walks instead */
+	return ret;
+}
+
+/* ---- an old bitmap, for the writer to reuse ---- */
+
+struct pack_old_bitmap {
+	struct bitmap b;
+};
+
+int pack_old_bitmap_open(struct pack_old_bitmap **out, const char *pack_path)
+{
+	struct pack_old_bitmap *ob = calloc(1, sizeof(*ob));
+
+	if (!ob)
+		return fgit_error_set(FGIT_ENOMEM, "out of memory");
+	if (bitmap_load_path(&ob->b, pack_path) < 0) {
+		pack_old_bitmap_free(ob);
+		fgit_error_clear();
+		return 1;
+	}
+	*out = ob;
+	return 0;
+}
+
+void pack_old_bitmap_free(struct pack_old_bitmap *ob)
+{
+	if (!ob)
+		return;
+	bitmap_release(&ob->b);
+	free(ob);
+}
+
+uint32_t pack_old_bitmap_count(const struct pack_old_bitmap *ob)
+{
+	return ob->b.nr;
+}
+
+const unsigned char *pack_old_bitmap_id(const struct pack_old_bitmap *ob, uint32_t pos)
+{
+	return ob->b.names + (size_t)ob->b.idxpos_sorted[pos] * 20;
+}
+
+long pack_old_bitmap_find(const struct pack_old_bitmap *ob, const struct fgit_oid *commit)
+{
+	const struct bentry *e = fgit_oidmap_get(&ob->b.map, commit);
+	return e ? (long)e->no : -1;
+}
+
+const uint64_t *pack_old_bitmap_bits(struct pack_old_bitmap *ob, long entry)
+{
+	if (entry < 0 || (uint32_t)entry >= ob->b.ne || decode_entry(&ob->b, (uint32_t)entry, 0) < 0)
+		return NULL;
+	return ob->b.e[entry].bits;
 }

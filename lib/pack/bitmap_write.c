@@ -57,6 +57,7 @@ struct bcommit {
 	uint32_t *parents;		/* commit numbers */
 	int64_t date;
 	int tip;			/* a ref points to it */
+	long old;			/* its entry in the old bitmap, -1 */
 	uint64_t *bits;			/* its set, once built (selected only) */
 };
 
@@ -69,6 +70,9 @@ struct slot {
 struct bw {
 	const struct bitmap_src *s;
 	struct fgit_odb *odb;
+	struct pack_old_bitmap *old;	/* NULL: none to reuse */
+	uint32_t *old2new;		/* old bit -> new bit, NONE */
+	uint32_t old_nr;
 	size_t nwords;
 	uint32_t *sorted;		/* bits in object-id order */
 	struct slot *ht;		/* id -> bit, open addressing; freed once
@@ -465,6 +469,36 @@ static int push(struct u32vec *s, uint32_t x)
 	return 0;
 }
 
+/*
+ * OR the old bitmap's set of commit c, its bits moved to the new pack
+ * order, into r: 0, or -1 (r untouched) when the old set names an object
+ * the new pack lacks or cannot be decoded; c is then walked.
+ */
+static int or_old(struct bw *w, uint64_t *r, struct bcommit *c)
+{
+	const uint64_t *bits = pack_old_bitmap_bits(w->old, c->old);
+	size_t k, nw = ((size_t)w->old_nr + 63) / 64;
+
+	for (k = 0; bits && k < nw; k++) {
+		uint64_t x = bits[k];
+		for (; x; x &= x - 1) {
+			size_t p = k * 64 + (size_t)__builtin_ctzll(x);
+			if (p >= w->old_nr || w->old2new[p] == NONE)
+				bits = NULL;
+		}
+	}
+	if (!bits) {
+		c->old = -1;
+		return -1;
+	}
+	for (k = 0; k < nw; k++) {
+		uint64_t x = bits[k];
+		for (; x; x &= x - 1)
+			bit_set(r, w->old2new[k * 64 + (size_t)__builtin_ctzll(x)]);
+	}
+	return 0;
+}
+
 /* The set of commit `ci` into r (zeroed by the caller). */
 static int build_one(struct bw *w, uint64_t *r, uint32_t ci, struct u32vec *stack,
 		     struct u32vec *trees)
@@ -484,6 +518,8 @@ static int build_one(struct bw *w, uint64_t *r, uint32_t ci, struct u32vec *stac
 				r[k] |= c->bits[k];
 			continue;
 		}
+		if (c->old >= 0 && or_old(w, r, c) == 0)
+			continue;
 		bit_set(r, c->pos);
 		if ((ret = push(trees, c->tree)) < 0)
 			return ret;
@@ -556,7 +592,7 @@ static int select_commits(uint32_t **out, uint32_t *nout, struct bw *w)
 {
 	uint32_t *order = malloc(((size_t)w->nc + 1) * sizeof(*order));
 	uint32_t *sel = malloc(((size_t)w->nc + 1) * sizeof(*sel));
-	uint32_t i, n = 0;
+	uint32_t i, n = 0, last;
 
 	if (!order || !sel) {
 		free(order);
@@ -566,10 +602,26 @@ static int select_commits(uint32_t **out, uint32_t *nout, struct bw *w)
 	for (i = 0; i < w->nc; i++)
 		order[i] = i;
 	qsort_r(order, w->nc, sizeof(*order), cmp_newest, w->c);
-	for (i = 0; i < w->nc;) {
+	/*
+	 * With an old bitmap, its selection stays where it has one: the
+	 * commits newer than its newest are selected as usual, the older
+	 * ones are those it has a set for (each built from that set, and
+	 * the walk from a commit in between would run back to the next of
+	 * them: on the history corpus git's are up to 5,000 commits apart
+	 * in the oldest part, and walking there cost more than remapping
+	 * every old set; selecting the tips it lacks too walked back as far
+	 * and took 8 s of CPU and 120 MB more instead of 4.8 s).
+	 */
+	last = 0;
+	if (w->old)
+		while (last < w->nc && w->c[order[last]].old < 0)
+			last++;
+	else
+		last = w->nc;
+	for (i = 0; i < last;) {
 		uint32_t end = i + spacing(i), j, pick;
-		if (end >= w->nc)
-			end = w->nc - 1;
+		if (end >= last)
+			end = last - 1;
 		pick = end;
 		for (j = i; j <= end; j++)
 			if (w->c[order[j]].tip) {
@@ -579,6 +631,9 @@ static int select_commits(uint32_t **out, uint32_t *nout, struct bw *w)
 		sel[n++] = order[pick];
 		i = pick + 1;
 	}
+	for (i = last; i < w->nc; i++)
+		if (w->c[order[i]].old >= 0)
+			sel[n++] = order[i];
 	for (i = 0; i < n / 2; i++) {
 		uint32_t t = sel[i];
 		sel[i] = sel[n - 1 - i];
@@ -617,6 +672,34 @@ static int write_type(struct fgit_buf *out, const struct bw *w, uint64_t *scratc
 int pack_bitmap_write(struct fgit_buf *out, const struct bitmap_src *s, struct fgit_odb *odb,
 		      struct fgit_refdb *refdb, int nthreads, int progress_fd)
 {
+	return pack_bitmap_write_reusing(out, s, NULL, odb, refdb, nthreads, progress_fd);
+}
+
+/*
+ * Where the old bitmap can say: each commit's entry in it, and the map
+ * from its positions to the new ones (objects by id through the id table).
+ */
+static int prepare_old(struct bw *w)
+{
+	uint32_t i;
+	long p;
+
+	w->old_nr = pack_old_bitmap_count(w->old);
+	if (!(w->old2new = malloc(((size_t)w->old_nr + 1) * sizeof(*w->old2new))))
+		return FGIT_ENOMEM;
+	for (i = 0; i < w->old_nr; i++) {
+		p = lookup_raw(w, pack_old_bitmap_id(w->old, i));
+		w->old2new[i] = p < 0 ? NONE : (uint32_t)p;
+	}
+	for (i = 0; i < w->nc; i++)
+		w->c[i].old = pack_old_bitmap_find(w->old, &w->s->oid[w->c[i].pos]);
+	return 0;
+}
+
+int pack_bitmap_write_reusing(struct fgit_buf *out, const struct bitmap_src *s,
+			      struct pack_old_bitmap *old, struct fgit_odb *odb,
+			      struct fgit_refdb *refdb, int nthreads, int progress_fd)
+{
 	struct bw w;
 	struct u32vec stack = { NULL, 0, 0 }, trees = { NULL, 0, 0 };
 	uint32_t *sel = NULL, *rank = NULL, nsel = 0, i;
@@ -630,6 +713,7 @@ int pack_bitmap_write(struct fgit_buf *out, const struct bitmap_src *s, struct f
 	memset(&w, 0, sizeof(w));
 	w.s = s;
 	w.odb = odb;
+	w.old = old;
 	w.nwords = ((size_t)s->nr + 63) / 64;
 	w.sorted = malloc(((size_t)s->nr + 1) * sizeof(*w.sorted));
 	w.commit_of = malloc(((size_t)s->nr + 1) * sizeof(*w.commit_of));
@@ -673,8 +757,11 @@ int pack_bitmap_write(struct fgit_buf *out, const struct bitmap_src *s, struct f
 	for (i = 0; i < s->nr; i++)
 		if (s->type[i] == FGIT_OBJ_COMMIT) {
 			w.commit_of[i] = w.nc;
+			w.c[w.nc].old = -1;
 			w.c[w.nc++].pos = i;
 		}
+	if (old && (ret = prepare_old(&w)) < 0)
+		goto out;
 
 	/* every commit, parsed once, in parallel (reads are independent) */
 	if (progress_fd >= 0 && s->select_meter)
@@ -694,7 +781,13 @@ int pack_bitmap_write(struct fgit_buf *out, const struct bitmap_src *s, struct f
 	fgit_progress_done(prog);
 	prog = NULL;
 
-	/* every tree's entries, once */
+	/*
+	 * every tree's entries, once; with an old bitmap, only the trees of
+	 * commits it has no set for are read, when they are filled (repack
+	 * -ad of the history corpus, one run each under a load average of
+	 * 10-12: 8.4 s user + 1.1 s sys before, 4.8 s + 1.2 s with the 310
+	 * old sets remapped and no tree read)
+	 */
 	w.kids = calloc((size_t)s->nr + 1, sizeof(*w.kids));
 	w.nkids = calloc((size_t)s->nr + 1, sizeof(*w.nkids));
 	w.treepos = malloc(((size_t)s->nr + 1) * sizeof(*w.treepos));
@@ -703,7 +796,7 @@ int pack_bitmap_write(struct fgit_buf *out, const struct bitmap_src *s, struct f
 		ret = FGIT_ENOMEM;
 		goto out;
 	}
-	for (i = 0; i < s->nr; i++)
+	for (i = 0; i < s->nr && !old; i++)
 		if (s->type[i] == FGIT_OBJ_TREE)
 			w.treepos[w.ntrees++] = i;
 	fgit_odb_drop_cache(odb);
@@ -717,7 +810,7 @@ int pack_bitmap_write(struct fgit_buf *out, const struct bitmap_src *s, struct f
 	 * unless a tree is to be read again, to report what is wrong in it */
 	for (i = 0; i < w.ntrees && w.kids[w.treepos[i]]; i++)
 		;
-	if (i == w.ntrees) {
+	if (!old && i == w.ntrees) {
 		free(w.ht);
 		w.ht = NULL;
 	}
@@ -796,6 +889,7 @@ out:
 	free(w.sorted);
 	free(w.ht);
 	free(w.commit_of);
+	free(w.old2new);
 	free(rank);
 	free(scratch);
 	free(sel);

@@ -92,5 +92,44 @@ struct bitmap_src {
  */
 int pack_bitmap_write(struct fgit_buf *out, const struct bitmap_src *s, struct fgit_odb *odb,
 		      struct fgit_refdb *refdb, int nthreads, int progress_fd);
+/*
+ * The same, reusing old (NULL: none), the bitmap of a pack these objects
+ * came from: a commit it has a set for gets that set with its bits moved
+ * to the new positions, instead of a walk of its trees.
+ */
+struct pack_old_bitmap;
+int pack_bitmap_write_reusing(struct fgit_buf *out, const struct bitmap_src *s,
+			      struct pack_old_bitmap *old, struct fgit_odb *odb,
+			      struct fgit_refdb *refdb, int nthreads, int progress_fd);
+
+/* ---- an existing .bitmap, for the writer to reuse (bitmap.c) ---- */
+struct pack_old_bitmap;
+/* The .bitmap beside pack_path: 0 and *out, or 1 if there is none to use. */
+int pack_old_bitmap_open(struct pack_old_bitmap **out, const char *pack_path);
+void pack_old_bitmap_free(struct pack_old_bitmap *ob);
+/* Objects of that pack; the raw id at a pack-order position. */
+uint32_t pack_old_bitmap_count(const struct pack_old_bitmap *ob);
+const unsigned char *pack_old_bitmap_id(const struct pack_old_bitmap *ob, uint32_t pos);
+/* The entry of a commit with a bitmap, or -1. */
+long pack_old_bitmap_find(const struct pack_old_bitmap *ob, const struct fgit_oid *commit);
+/* Its set (pack-order bits of the old pack; decoded on first use, owned
+ * by ob), or NULL if it cannot be decoded.  One thread at a time. */
+const uint64_t *pack_old_bitmap_bits(struct pack_old_bitmap *ob, long entry);
+
+/* ---- counting from a .bitmap (bitmap.c) ---- */
+enum fgit_object_type;
+typedef int (*pack_bitmap_obj_cb)(const struct fgit_oid *oid, enum fgit_object_type type,
+				  uint32_t name_hash, uint64_t offset, void *payload);
+/*
+ * What tips (commits or annotated tags) reach, from the .bitmap of the
+ * database's only pack (commits it lacks are walked back to ones it has):
+ * cb for each object, in pack order, with its type, name hash (from the
+ * bitmap's name-hash cache) and offset in that pack; a negative return
+ * from cb stops and is returned.  1 before any cb call when the bitmap
+ * cannot answer (no single bitmapped pack, no name-hash cache, a tip or an
+ * object outside the pack): the caller walks instead.
+ */
+int pack_bitmap_reachable(struct fgit_odb *odb, const struct fgit_oid *tips, size_t ntips,
+			  pack_bitmap_obj_cb cb, void *payload);
 
 #endif

@@ -590,6 +590,19 @@ static void unique_in_place(struct id_list *l)
  * unusual (an object too big to hold, a corrupt one) is redone on this
  * thread by batch_object, which says it exactly as git does.
  */
+/*
+ * Each object is malloc'd by the read and freed after printing.  Reading
+ * into a buffer per ring slot instead, reused from object to object
+ * (fgit_odb_read_into's way), was measured and gave nothing on the history
+ * corpus (--unordered, 3 interleaved runs): user+sys the same within the
+ * noise, minor faults about 195k either way, peak RSS 448 MB instead of
+ * ~405 MB with buffers of up to 1 MiB kept, and 64 KiB kept raised the
+ * faults to 214k-230k.  perf -d -e page-faults: 4.7k faults in the
+ * pack's mapping, the rest anonymous memory written by the inflater and
+ * fgit_delta_apply: delta-base cache entries and checkpoints malloc'd in
+ * pack.c (mmap'd when over 128 KiB, see the mallopt below), whose
+ * finished objects are then copied into a caller's buffer anyway.
+ */
 struct all_slot {
 	int status;			/* 0 ok, else redo serially */
 	void *buf;
@@ -806,7 +819,14 @@ CLI_CMD(cat_file)
 			 * into the heaps, which then stayed fragmented: peak RSS on
 			 * the history corpus 522 MB sorted, 571 MB --unordered,
 			 * against 471 and 451 MB with a fixed 128 KiB threshold
-			 * (git: 464 and 471 MB).
+			 * (git: 464 and 471 MB).  The price: each object over
+			 * 128 KiB (result, delta-base cache entry, checkpoint) is
+			 * a fresh mmap, most of --unordered's ~190k minor faults.
+			 * A higher threshold, --unordered, history corpus: 2 MiB
+			 * ~165k faults but peak RSS 424-476 MB, 4 MiB ~155k
+			 * faults and ~10% less user+sys but 437-479 MB (git
+			 * 455 MB): fewer faults needs buffers reused, not the
+			 * heap grown.
 			 */
 			mallopt(M_MMAP_THRESHOLD, 128 << 10);
 			batch.buffer = 1;

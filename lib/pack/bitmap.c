@@ -510,8 +510,11 @@ static int send_pack(int out_fd, const char *path, const struct bitmap *b, int o
 		while (p < end && (map[p] & 0x80))
 			p++;
 		p++;				/* past the size */
-		if (p >= end)
+		if (p >= end) {
+			ret = fgit_error_set(FGIT_EINVALID, "bad pack entry at offset %llu in %s",
+					     (unsigned long long)off, path);
 			break;
+		}
 		c = map[p++];
 		rel = c & 0x7f;
 		while (c & 0x80 && p < end) {

@@ -62,6 +62,8 @@ struct pack_writer {
 int pw_init(struct pack_writer *w, int fd, int algo);
 /* Append data; *crc (if not NULL) is updated over it. */
 int pw_put(struct pack_writer *w, const void *data, size_t len, uint32_t *crc);
+/* Append len bytes of the file fd from offset off (read with pread). */
+int pw_copy_fd(struct pack_writer *w, int fd, uint64_t off, uint64_t len);
 /* Flush, then write the checksum of everything (also into hash_out). */
 int pw_finish(struct pack_writer *w, unsigned char *hash_out, size_t rawsz);
 void pw_release(struct pack_writer *w);

@@ -110,6 +110,30 @@ test_expect_success 'fgit sends a clone from the bitmap it wrote' '
 	git -C w rev-list --objects --all --reflog --indexed-objects | cut -d" " -f1 | sort -u >o2 &&
 	cmp o1 o2
 '
+# the whole pack sent from a bitmap git wrote: git sends it as it is with
+# --delta-base-offset, with OFS_DELTA entries rewritten to REF_DELTA
+# without, and so must fgit, byte for byte; one entry above 1 MiB and one
+# delta above 1 MiB (fgit reads the pack through a 1 MiB window)
+git init -q big && (cd big && head -c 4000000 /dev/urandom >c &&
+	head -c 1200000 /dev/urandom >x && head -c 1200000 /dev/urandom >y &&
+	cat c x >f && git add f && git commit -q -m 1 && cat c y >f && git add f &&
+	git commit -q -m 2 && rm c x y && echo s >s && git add s && git commit -q -m s &&
+	git tag -a -m t t1 HEAD~1 && git repack -adbq) || exit 1
+test_expect_success 'the whole pack from a bitmap git wrote, as git sends it (both delta forms)' '
+	git verify-pack -v big/.git/objects/pack/*.idx >vp &&
+	awk "NF == 7 && \$4 > 1048576" vp | grep -q . &&
+	awk "NF == 5 && \$4 > 1048576" vp | grep -q . &&
+	cd big && compare_stdin /dev/null pack-objects --all --stdout -q &&
+	compare_stdin /dev/null pack-objects --all --stdout -q --delta-base-offset &&
+	cmp "$CMP/fgit.out" .git/objects/pack/*.pack &&
+	cd "$TRASH" && rm -rf tb && cp -a tmpl tb && git -C tb repack -adbq &&
+	for o in --no-delta-base-offset --delta-base-offset; do
+		(cd tb && "$FGIT" pack-objects --all --stdout -q $o </dev/null >../p.pack) &&
+		git index-pack -o p.idx p.pack && git show-index <p.idx | cut -d" " -f2 | sort >o1 &&
+		git show-index <"$(ls tb/.git/objects/pack/*.idx)" | cut -d" " -f2 | sort >o2 &&
+		cmp o1 o2 && rm p.pack p.idx || return 1
+	done
+'
 test_expect_success 'incremental repack with bitmaps: git fatal, exit 128' '
 	compare_write setup repack -b && cmp "$CMP/git.err" "$CMP/fgit.err" &&
 	compare_write setup -c repack.writeBitmaps=true repack -d &&

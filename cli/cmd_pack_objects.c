@@ -236,6 +236,7 @@ CLI_CMD(pack_objects)
 		unsigned int not = 0;
 		size_t pos = 0, nstdin = 0;
 		char *line;
+		int r;
 		if (fgit_objwalk_new(&w, odb, FGIT_OBJWALK_OBJECTS |
 				     (unpacked ? FGIT_OBJWALK_UNPACKED : 0)) < 0)
 			die_last();
@@ -262,7 +263,7 @@ CLI_CMD(pack_objects)
 		if (to_stdout && all && !reflog && !indexed && !nstdin && !po.skip &&
 		    !po.nkeep_packs && po.reuse_delta && po.reuse_object && !thin) {
 			uint32_t count;
-			int r = fgit_pack_bitmap_send_all(&count, odb, refdb, 1, ofs,
+			r = fgit_pack_bitmap_send_all(&count, odb, refdb, 1, ofs,
 							  po.progress ? 2 : -1);
 			if (r < 0)
 				die_last();
@@ -273,9 +274,15 @@ CLI_CMD(pack_objects)
 				return 0;
 			}
 		}
+		/* else count from a bitmap (a midx's, which cannot be sent
+		 * whole) when it can answer for --all; walk otherwise */
+		r = 1;
+		if (to_stdout && all && !reflog && !indexed && !nstdin && !thin &&
+		    (r = fgit_packer_add_bitmap_all(pk, refdb)) < 0)
+			die_last();
 		if (thin)
 			fgit_objwalk_set_edge_cb(w, edge_cb, NULL);
-		if (fgit_packer_add_walk(pk, w) < 0)
+		if (r && fgit_packer_add_walk(pk, w) < 0)
 			die_last();
 		fgit_objwalk_free(w);
 		if (thin && fgit_packer_add_base_trees(pk, edge_trees, nedge_trees) < 0)

@@ -54,6 +54,10 @@ const unsigned char *fgit_midx_oid_raw(const struct fgit_midx *m, uint32_t pos);
  * offset pointing outside the LOFF chunk or a pack number out of range. */
 int fgit_midx_entry_at(uint32_t *pack, uint64_t *offset, const struct fgit_midx *m,
 		       uint32_t pos);
+/* The RIDX chunk (the midx positions of its objects in pseudo-pack order:
+ * preferred pack first, then by pack number and offset; 4 bytes each, big
+ * endian, borrowed), or NULL if the midx has none. */
+const unsigned char *fgit_midx_ridx(const struct fgit_midx *m);
 /* 1 and *pos if oid is in the midx, else 0. */
 int fgit_midx_find(uint32_t *pos, const struct fgit_midx *m, const struct fgit_oid *oid);
 /* 1 if the trailing checksum matches the content (reads the whole file). */

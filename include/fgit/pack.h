@@ -396,14 +396,19 @@ int fgit_pack_bitmap_send_all(uint32_t *count_out, struct fgit_odb *odb,
 
 /*
  * repack -a's counting from a reachability bitmap instead of a walk: when
- * the database has a single pack (not kept, no alternates) whose .bitmap
- * has a name-hash cache, and everything tips (commits and annotated tags:
- * refs, HEAD, reflog ids) reach is in that pack, those objects are added
- * in the pack's order, with their types and name hashes from the bitmap
+ * the database (no kept pack, no alternates) has a multi-pack-index with
+ * a multi-pack bitmap (preferred, as git 2.39 does; the bitmap must name
+ * the current midx, and the midx have its RIDX chunk), or else a single
+ * pack with a .bitmap, the bitmap has a name-hash cache, and everything
+ * tips (commits and annotated tags: refs, HEAD, reflog ids) reach is
+ * among its objects, those objects are added in bitmap order (pack or
+ * pseudo-pack order), with their types and name hashes from the bitmap
  * ("Enumerating objects" meter).  Returns 1, nothing added, when that does
  * not hold (or the packer is not empty, or thin): the caller walks.
  */
 int fgit_packer_add_bitmap(struct fgit_packer *pk, const struct fgit_oid *tips, size_t ntips);
+/* The same for the tips of --all: every ref (broken ones skipped) and HEAD. */
+int fgit_packer_add_bitmap_all(struct fgit_packer *pk, struct fgit_refdb *refdb);
 
 /*
  * Write <base_name>-<hash>.pack (through a temporary file in the same

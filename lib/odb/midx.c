@@ -181,6 +181,11 @@ const char *fgit_midx_pack_name(const struct fgit_midx *m, uint32_t i)
 	return i < m->npacks ? m->names[i] : NULL;
 }
 
+const unsigned char *fgit_midx_ridx(const struct fgit_midx *m)
+{
+	return m->ridx;
+}
+
 uint32_t fgit_midx_num_objects(const struct fgit_midx *m)
 {
 	return m->nr;

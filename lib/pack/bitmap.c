@@ -22,6 +22,7 @@
 #include "fgit/common.h"
 #include "fgit/ewah.h"
 #include "fgit/hash.h"
+#include "fgit/midx.h"
 #include "fgit/object.h"
 #include "fgit/odb.h"
 #include "fgit/oidmap.h"
@@ -61,15 +62,21 @@ struct mapped {
 
 struct bitmap {
 	struct mapped file;		/* the .bitmap */
-	struct mapped idx;		/* the .idx */
-	uint32_t nr;			/* objects in the pack */
+	struct mapped idx;		/* the .idx (a pack's bitmap) */
+	struct fgit_midx *midx;		/* or the midx (a multi-pack bitmap) */
+	uint32_t *bit_of;		/* midx position -> bit, with the midx */
+	uint32_t nr;			/* objects in the pack or the midx */
 	size_t nwords;
 	struct bentry *e;
 	uint32_t ne;
 	struct fgit_oidmap map;
-	uint64_t *offsets_sorted;	/* pack order; NULL until bitmap_order() */
-	uint32_t *idxpos_sorted;	/* idx position of each, in pack order */
-	const unsigned char *names;
+	/* Bit order (NULL until bitmap_order()): the offset and the index
+	 * (.idx or midx) position of the object of each bit.  For a pack,
+	 * pack order, offsets ascending; for a midx, pseudo-pack order, the
+	 * offset in the object's own pack. */
+	uint64_t *offsets_sorted;
+	uint32_t *idxpos_sorted;
+	const unsigned char *names;	/* raw ids in index order */
 	const unsigned char *off32, *off64;
 	size_t n_off64;
 	size_t type_off[4];		/* commits, trees, blobs, tags: EWAH offsets */
@@ -113,6 +120,8 @@ static void bitmap_release(struct bitmap *b)
 	free(b->e);
 	free(b->offsets_sorted);
 	free(b->idxpos_sorted);
+	free(b->bit_of);
+	fgit_midx_free(b->midx);
 	fgit_oidmap_release(&b->map);
 	unmap_file(&b->file);
 	unmap_file(&b->idx);
@@ -173,6 +182,32 @@ static uint64_t idx_offset(const struct bitmap *b, uint32_t pos)
 }
 
 /*
+ * A midx's pseudo-pack order, from its RIDX chunk, which must be a
+ * permutation of the midx positions; bit_of is its inverse.
+ */
+static int midx_order(struct bitmap *b)
+{
+	const unsigned char *ridx = fgit_midx_ridx(b->midx);
+	uint32_t i, pack;
+
+	b->offsets_sorted = malloc(((size_t)b->nr + 1) * sizeof(*b->offsets_sorted));
+	b->idxpos_sorted = malloc(((size_t)b->nr + 1) * sizeof(*b->idxpos_sorted));
+	b->bit_of = malloc(((size_t)b->nr + 1) * sizeof(*b->bit_of));
+	if (!ridx || !b->offsets_sorted || !b->idxpos_sorted || !b->bit_of)
+		return -1;
+	memset(b->bit_of, 0xff, ((size_t)b->nr + 1) * sizeof(*b->bit_of));
+	for (i = 0; i < b->nr; i++) {
+		uint32_t pos = be32(ridx + 4 * (size_t)i);
+		if (pos >= b->nr || b->bit_of[pos] != UINT32_MAX ||
+		    fgit_midx_entry_at(&pack, &b->offsets_sorted[i], b->midx, pos) < 0)
+			return -1;
+		b->idxpos_sorted[i] = pos;
+		b->bit_of[pos] = i;
+	}
+	return 0;
+}
+
+/*
  * Pack order (offsets_sorted, idxpos_sorted), built on first need: an LSD
  * radix sort of the offsets, 11 bits a pass, as many passes as the largest
  * offset needs (3 for the 295 MB history pack).  It replaced a qsort that
@@ -190,6 +225,8 @@ static int bitmap_order(struct bitmap *b)
 
 	if (b->offsets_sorted)
 		return 0;
+	if (b->midx)
+		return midx_order(b);
 	off = malloc(((size_t)b->nr + 1) * sizeof(*off));
 	off2 = malloc(((size_t)b->nr + 1) * sizeof(*off2));
 	pos = malloc(((size_t)b->nr + 1) * sizeof(*pos));
@@ -237,14 +274,13 @@ out:
 	return ret;
 }
 
+static int bitmap_parse(struct bitmap *b, const unsigned char *hash);
+
 static int bitmap_load(struct bitmap *b, const char *pack_path, const unsigned char *pack_hash)
 {
-	size_t n = strlen(pack_path), k;
+	size_t n = strlen(pack_path);
 	char *path = malloc(n + 8);	/* ".pack" -> ".bitmap" */
-	const unsigned char *p, *end;
-	uint32_t i, count;
-	uint16_t flags;
-	int err;
+	const unsigned char *p;
 
 	if (!path || n < 5)
 		return free(path), -1;
@@ -272,12 +308,23 @@ static int bitmap_load(struct bitmap *b, const char *pack_path, const unsigned c
 	b->off64 = b->off32 + (size_t)b->nr * 4;
 	b->n_off64 = (b->idx.len - 40 - (size_t)(b->off64 - p)) / 8;
 	b->nwords = ((size_t)b->nr + 63) / 64;
+	return bitmap_parse(b, pack_hash);
+}
 
-	/* the .bitmap */
+/* The .bitmap in b->file, for b->nr objects whose pack (or midx) has the
+ * checksum hash: its header, type sets, entries and name-hash cache. */
+static int bitmap_parse(struct bitmap *b, const unsigned char *hash)
+{
+	const unsigned char *p, *end;
+	uint32_t i, count;
+	uint16_t flags;
+	size_t k;
+	int err;
+
 	p = (const unsigned char *)b->file.ptr;
 	end = p + b->file.len;
 	if (b->file.len < 32 + 20 || memcmp(p, "BITM", 4) || (p[4] << 8 | p[5]) != 1 ||
-	    memcmp(p + 12, pack_hash, 20))
+	    memcmp(p + 12, hash, 20))
 		return -1;
 	count = be32(p + 8);
 	flags = (uint16_t)(p[6] << 8 | p[7]);
@@ -344,6 +391,13 @@ static long pack_pos(struct bitmap *b, uint64_t off)
 static long oid_pos(struct bitmap *b, const struct fgit_oid *oid)
 {
 	const unsigned char *p = (const unsigned char *)b->idx.ptr + 8;
+	uint32_t mpos;
+
+	if (b->midx) {
+		if (!fgit_midx_find(&mpos, b->midx, oid) || bitmap_order(b) < 0)
+			return -1;
+		return (long)b->bit_of[mpos];
+	}
 	uint32_t lo = oid->hash[0] ? be32(p + 4 * (oid->hash[0] - 1)) : 0;
 	uint32_t hi = be32(p + 4 * oid->hash[0]);
 	while (lo < hi) {
@@ -709,6 +763,70 @@ static int bitmap_open_single(struct bitmap *b, const char **pack_path, struct f
 	return bitmap_load_path(b, *pack_path);
 }
 
+/*
+ * The multi-pack bitmap of the database's multi-pack-index: 0, or -1 when
+ * there is none to use (no midx, no RIDX chunk, a pack of the midx gone,
+ * no multi-pack-index-<checksum>.bitmap, or one whose header names
+ * another midx: a stale bitmap is never read).
+ */
+static int bitmap_load_midx(struct bitmap *b, struct fgit_odb *odb)
+{
+	struct fgit_buf path = FGIT_BUF_INIT;
+	struct fgit_oid sum;
+	struct stat st;
+	char hex[FGIT_MAX_HEXSZ + 1];
+	const char *objdir = fgit_odb_path(odb);
+	uint32_t i;
+	int ret = -1;
+
+	memset(b, 0, sizeof(*b));
+	if (fgit_buf_addf(&path, "%s/pack/multi-pack-index", objdir) < 0 ||
+	    fgit_midx_open(&b->midx, path.ptr, FGIT_HASH_SHA1) < 0 || !fgit_midx_ridx(b->midx))
+		goto out;
+	for (i = 0; i < fgit_midx_num_packs(b->midx); i++) {
+		const char *name = fgit_midx_pack_name(b->midx, i);
+		size_t n = strlen(name);
+		if (n > 4 && !strcmp(name + n - 4, ".idx"))
+			n -= 4;
+		fgit_buf_setlen(&path, 0);
+		if (fgit_buf_addf(&path, "%s/pack/%.*s.pack", objdir, (int)n, name) < 0 ||
+		    stat(path.ptr, &st) < 0)
+			goto out;
+	}
+	fgit_oid_from_raw(&sum, fgit_midx_checksum(b->midx), FGIT_HASH_SHA1);
+	fgit_buf_setlen(&path, 0);
+	if (fgit_buf_addf(&path, "%s/pack/multi-pack-index-%s.bitmap", objdir,
+			  fgit_oid_to_hex(hex, &sum)) < 0 || map_file(&b->file, path.ptr) < 0)
+		goto out;
+	b->nr = fgit_midx_num_objects(b->midx);
+	if (!b->nr)
+		goto out;
+	b->names = fgit_midx_oid_raw(b->midx, 0);
+	b->nwords = ((size_t)b->nr + 63) / 64;
+	ret = bitmap_parse(b, fgit_midx_checksum(b->midx));
+out:
+	fgit_buf_release(&path);
+	return ret;
+}
+
+/*
+ * The bitmap to count from, as git 2.39 picks it: the midx's when it has
+ * a usable one, else the .bitmap of the database's only pack (SHA-1, no
+ * alternates either way).  0, or -1 when there is none.
+ */
+static int bitmap_open(struct bitmap *b, struct fgit_odb *odb)
+{
+	const char *alts[1], *pack_path;
+
+	memset(b, 0, sizeof(*b));
+	if (fgit_odb_algo(odb) != FGIT_HASH_SHA1 || fgit_odb_alternates(odb, alts, 1) != 0)
+		return -1;
+	if (bitmap_load_midx(b, odb) == 0)
+		return 0;
+	bitmap_release(b);
+	return bitmap_open_single(b, &pack_path, odb);
+}
+
 int fgit_pack_bitmap_send_all(uint32_t *count_out, struct fgit_odb *odb,
 			      struct fgit_refdb *refdb, int fd, int ofs_delta, int progress_fd)
 {
@@ -770,12 +888,11 @@ int pack_bitmap_reachable(struct fgit_odb *odb, const struct fgit_oid *tips, siz
 	struct bitmap b;
 	struct tips_ctx c;
 	uint64_t *type_bits = NULL;
-	const char *pack_path;
 	size_t i, k;
 	int t, ret = 1;
 
 	memset(&c, 0, sizeof(c));
-	if (bitmap_open_single(&b, &pack_path, odb) < 0 || !b.hashes || bitmap_order(&b) < 0)
+	if (bitmap_open(&b, odb) < 0 || !b.hashes || bitmap_order(&b) < 0)
 		goto out;
 	c.b = &b;
 	c.odb = odb;

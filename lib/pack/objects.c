@@ -39,6 +39,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+#include "fgit/commit_graph.h"
 #include "fgit/common.h"
 #include "fgit/hash.h"
 #include "fgit/odb.h"
@@ -1526,6 +1527,10 @@ static int bitmap_add_cb(const struct fgit_oid *oid, enum fgit_object_type type,
 	int ret;
 
 	(void)offset;
+	/* the meter starts with the first object: a bitmap that cannot
+	 * answer shows none (the walk after it shows its own) */
+	if (!c->prog && c->pk->o.progress)
+		c->prog = fgit_progress_new("Enumerating objects", 0, c->pk->o.progress_fd, 0);
 	if ((ret = add_entry(c->pk, oid, type, NULL, 0, E_TYPED)) < 0)
 		return ret;
 	if (c->pk->nr > n)
@@ -1551,10 +1556,30 @@ int fgit_packer_add_bitmap(struct fgit_packer *pk, const struct fgit_oid *tips, 
 		if (pk->nkept)
 			return 1;
 	}
-	if (pk->o.progress)
-		c.prog = fgit_progress_new("Enumerating objects", 0, pk->o.progress_fd, 0);
 	ret = pack_bitmap_reachable(pk->odb, tips, ntips, bitmap_add_cb, &c);
 	fgit_progress_done(c.prog);
+	return ret;
+}
+
+int fgit_packer_add_bitmap_all(struct fgit_packer *pk, struct fgit_refdb *refdb)
+{
+	struct fgit_oid *tips = NULL, *nt;
+	size_t n = 0;
+	int ret;
+
+	/* the ids of the refs (not peeled: tag objects are sent too) */
+	if ((ret = fgit_commit_graph_ref_tips(&tips, &n, refdb)) < 0)
+		return ret;
+	if (!(nt = realloc(tips, (n + 1) * sizeof(*tips)))) {
+		free(tips);
+		return fgit_error_set(FGIT_ENOMEM, "out of memory");
+	}
+	tips = nt;
+	if (fgit_refdb_resolve(&tips[n], NULL, NULL, refdb, "HEAD") == 0)
+		n++;
+	fgit_error_clear();
+	ret = fgit_packer_add_bitmap(pk, tips, n);
+	free(tips);
 	return ret;
 }
 

@@ -123,13 +123,14 @@ enum fgit_object_type;
 typedef int (*pack_bitmap_obj_cb)(const struct fgit_oid *oid, enum fgit_object_type type,
 				  uint32_t name_hash, uint64_t offset, void *payload);
 /*
- * What tips (commits or annotated tags) reach, from the .bitmap of the
- * database's only pack (commits it lacks are walked back to ones it has):
+ * What tips (commits or annotated tags) reach, from the multi-pack bitmap
+ * of the database's midx or else the .bitmap of its only pack (commits it
+ * lacks are walked back to ones it has):
  * cb for each object, in pack order, with its type, name hash (from the
  * bitmap's name-hash cache) and offset in that pack; a negative return
  * from cb stops and is returned.  1 before any cb call when the bitmap
- * cannot answer (no single bitmapped pack, no name-hash cache, a tip or an
- * object outside the pack): the caller walks instead.
+ * cannot answer (no usable bitmap, no name-hash cache, a tip or an object
+ * outside its pack or midx): the caller walks instead.
  */
 int pack_bitmap_reachable(struct fgit_odb *odb, const struct fgit_oid *tips, size_t ntips,
 			  pack_bitmap_obj_cb cb, void *payload);

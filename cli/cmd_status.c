@@ -166,6 +166,7 @@ struct st {
 	const char *prefix;		/* for relative names, or NULL */
 	int quote_path;
 	int hints;
+	int advice_uoption;		/* advice.statusUoption */
 	int untracked_mode;
 	int ignored_mode;
 	/* branch */
@@ -1044,6 +1045,12 @@ static void print_long(struct st *s)
 			}
 			fgit_buf_addch(b, '\n');
 		}
+		/* git's threshold: more than two seconds, in whole ms */
+		if (s->advice_uoption && s->s->untracked_ms > 2000)
+			fgit_buf_addf(b, "\nIt took %.2f seconds to enumerate untracked files. "
+				      "'status -uno'\nmay speed it up, but you have to be careful "
+				      "not to forget to add\nnew files yourself (see 'git help status').\n",
+				      s->s->untracked_ms / 1000.0);
 	} else if (committable) {
 		fgit_buf_addf(b, "Untracked files not listed%s\n",
 			      s->hints ? " (use -u option to show untracked files)" : "");
@@ -1081,6 +1088,18 @@ static int parse_untracked(const char *v)
 	if (!strcmp(v, "all"))
 		return FGIT_STATUS_UNTRACKED_ALL;
 	return -1;
+}
+
+/* An advice.* setting: on unless false; a bad value is fatal, as in git. */
+static int advice(struct fgit_config *cfg, const char *key)
+{
+	int on;
+
+	if (!fgit_config_get_bool(&on, cfg, key))
+		return on;
+	if (fgit_error_last_code() == FGIT_EINVALID)
+		die_last();
+	return 1;
 }
 
 static void read_config(struct st *s)
@@ -1129,9 +1148,8 @@ static void read_config(struct st *s)
 		die_unimplemented("status", "status.submoduleSummary");
 	if (ahead_behind < 0 && !fgit_config_get_bool(&bv, cfg, "status.aheadbehind"))
 		ahead_behind = bv;
-	s->hints = 1;
-	if (!fgit_config_get_bool(&bv, cfg, "advice.statushints"))
-		s->hints = bv;
+	s->hints = advice(cfg, "advice.statushints");
+	s->advice_uoption = advice(cfg, "advice.statusuoption");
 	fgit_error_clear();
 }
 

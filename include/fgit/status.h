@@ -104,6 +104,10 @@ struct fgit_status {
 	size_t refreshed;		/* entries whose stat data was refreshed */
 	int rename_limit_needed;	/* matrix skipped; this limit would do */
 	int has_racy;			/* some entry is racily clean */
+	/* How long the untracked and ignored walk took, in whole
+	 * milliseconds of the monotonic clock (0 when there was none): git's
+	 * untracked_in_ms, behind its advice to try "status -uno". */
+	uint64_t untracked_ms;
 };
 
 /*

@@ -148,6 +148,18 @@ int fgit_worktree_entry_changed(const struct fgit_index *idx,
 				const struct fgit_wt_stat_options *opts);
 
 /*
+ * The first half of fgit_worktree_entry_changed(), git's ie_match_stat():
+ * the stat fields, and the content only when they agree but the entry is
+ * racy; a stat difference alone is a change, however equal the content.
+ * git decides with this alone for an entry its refresh did not reach (rm's
+ * safety check of a path below a symlinked directory).  Same returns.
+ */
+int fgit_worktree_entry_match_stat(const struct fgit_index *idx,
+				   const struct fgit_index_entry *e,
+				   const struct stat *st, const char *fspath,
+				   const struct fgit_wt_stat_options *opts);
+
+/*
  * Does `oid` name this ignore file's content as the untracked cache records
  * it?  git hashes a tracked, clean file's blob, and otherwise the content
  * with a newline appended (an empty file: the empty blob); either is taken.
@@ -201,6 +213,14 @@ void fgit_linkcheck_seen(struct fgit_linkcheck *lc, const char *dir, size_t dlen
 /* The directory dir[0, len) (no trailing slash) is a symbolic link. */
 void fgit_linkcheck_found(struct fgit_linkcheck *lc, const char *dir, size_t len);
 int fgit_linkcheck_below(const struct fgit_linkcheck *lc, const char *path);
+/*
+ * All of the above for one path (len bytes) without batching: lstat each
+ * of its directories not checked yet, as fs[0, base) (the work tree's top
+ * and a '/') followed by the directory; fs is scratch.  Returns
+ * fgit_linkcheck_below(lc, path).
+ */
+int fgit_linkcheck_path(struct fgit_linkcheck *lc, struct fgit_buf *fs, size_t base,
+			const char *path, size_t len);
 void fgit_linkcheck_release(struct fgit_linkcheck *lc);
 
 /* Only the stat comparison (git's ce_match_stat_basic): a changed mask. */

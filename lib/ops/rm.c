@@ -146,10 +146,11 @@ static int check_entries(struct fgit_rm_plan *out, struct fgit_repo *repo,
 			 const struct fgit_wt_stat_options *so)
 {
 	struct fgit_buf fs = FGIT_BUF_INIT;
+	struct fgit_linkcheck links = { FGIT_BUF_INIT, FGIT_BUF_INIT };
 	struct fgit_oid head, tree;
 	struct fgit_odb *odb = NULL;
 	int no_head, index_only = !!(flags & FGIT_RM_CACHED), r = 0;
-	size_t i;
+	size_t i, base = strlen(fgit_repo_work_tree(repo)) + 1;
 
 	no_head = fgit_revparse_single(&head, repo, "HEAD^{tree}") != 0;
 	fgit_error_clear();
@@ -162,7 +163,7 @@ static int check_entries(struct fgit_rm_plan *out, struct fgit_repo *repo,
 		struct fgit_oid oid;
 		unsigned int mode;
 		struct stat st;
-		int local = 0, staged = 0;
+		int local = 0, staged = 0, below;
 
 		if (!e)
 			continue;	/* unmerged: nothing to lose */
@@ -172,7 +173,20 @@ static int check_entries(struct fgit_rm_plan *out, struct fgit_repo *repo,
 			continue;	/* already gone from the work tree */
 		if (S_ISDIR(st.st_mode) && e->mode != FGIT_MODE_GITLINK)
 			continue;
-		local = locally_changed(idx, e, &st, fs.ptr, so);
+		/*
+		 * git's refresh passes over a path below a symlinked directory
+		 * (has_symlink_leading_path), so its check then sees the file
+		 * the link leads to with the entry's stat data as they were:
+		 * any stat difference is a local change, and only a racy entry
+		 * has its content read.
+		 */
+		below = fgit_linkcheck_path(&links, &fs, base, name, strlen(name));
+		fgit_buf_setlen(&fs, base);
+		fgit_buf_adds(&fs, name);
+		if (below)
+			local = fgit_worktree_entry_match_stat(idx, e, &st, fs.ptr, so) != 0;
+		else
+			local = locally_changed(idx, e, &st, fs.ptr, so);
 		if (no_head || tree_lookup(&oid, &mode, odb, &tree, name) ||
 		    e->mode != ce_mode(mode) || !fgit_oid_equal(&e->oid, &oid))
 			staged = 1;
@@ -187,6 +201,7 @@ static int check_entries(struct fgit_rm_plan *out, struct fgit_repo *repo,
 		}
 	}
 	fgit_buf_release(&fs);
+	fgit_linkcheck_release(&links);
 	return r;
 }
 

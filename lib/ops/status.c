@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
 #include "fgit/buf.h"
@@ -1038,11 +1039,20 @@ static int walk_cb(const char *path, size_t len, int is_dir, void *payload)
 	return strs_add(w->v, path, len, is_dir);
 }
 
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
+}
+
 static int collect_untracked(struct fgit_status *st, const struct fgit_status_options *o)
 {
 	struct fgit_dirwalk_options wo = FGIT_DIRWALK_OPTIONS_INIT;
 	struct strs u = { 0 }, g = { 0 };
 	struct walk_out wu = { &u, o->index }, wg = { &g, o->index };
+	uint64_t start = monotonic_ns();
 	int r = 0;
 
 	wo.index = o->index;
@@ -1093,6 +1103,8 @@ out:
 	st->nr_untracked = u.nr;
 	st->ignored = g.v;
 	st->nr_ignored = g.nr;
+	if (o->untracked != FGIT_STATUS_UNTRACKED_NO)
+		st->untracked_ms = (monotonic_ns() - start) / 1000000;
 	return r;
 }
 

@@ -107,13 +107,23 @@ static int add_dent(struct dirlist *out, size_t *alloc, struct walk *w, const ch
 		struct stat st;
 		size_t keep = w->fs.len;
 		fgit_buf_adds(&w->fs, name);
-		is_dir = !lstat(w->fs.ptr, &st) && S_ISDIR(st.st_mode);
+		if (lstat(w->fs.ptr, &st))
+			type = DT_UNKNOWN;
+		else if (S_ISDIR(st.st_mode))
+			type = DT_DIR;
+		else if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))
+			type = DT_REG;
+		else
+			type = DT_FIFO;	/* some other kind: not listed */
 		fgit_buf_setlen(&w->fs, keep);
-	} else {
-		is_dir = type == DT_DIR;
 	}
+	is_dir = type == DT_DIR;
 	if (!is_dir && w->per_dir && !strcmp(name, w->per_dir))
 		out->has_per_dir = 1;
+	/* git lists files, symbolic links and directories only: never a
+	 * FIFO, socket or device (though a FIFO .gitignore is still read) */
+	if (type != DT_DIR && type != DT_REG && type != DT_LNK)
+		return 0;
 	if (out->n == *alloc) {
 		struct dent *nv;
 		size_t na = *alloc ? *alloc * 2 : 32;

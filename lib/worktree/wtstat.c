@@ -146,12 +146,12 @@ static int content_differs(const struct fgit_index_entry *e, const struct stat *
 	return FGIT_WT_TYPE;
 }
 
-int fgit_worktree_entry_changed(const struct fgit_index *idx,
-				const struct fgit_index_entry *e,
-				const struct stat *st, const char *fspath,
-				const struct fgit_wt_stat_options *o)
+int fgit_worktree_entry_match_stat(const struct fgit_index *idx,
+				   const struct fgit_index_entry *e,
+				   const struct stat *st, const char *fspath,
+				   const struct fgit_wt_stat_options *o)
 {
-	int changed, fs;
+	int changed;
 
 	if (!o->ignore_valid && (e->flags & FGIT_INDEX_ASSUME_VALID))
 		return 0;
@@ -160,6 +160,16 @@ int fgit_worktree_entry_changed(const struct fgit_index *idx,
 	changed = fgit_worktree_stat_differs(e, st, o);
 	if (!changed && fgit_index_entry_is_racy(idx, e) && !o->stat_only)
 		changed |= content_differs(e, st, fspath, o);
+	return changed;
+}
+
+int fgit_worktree_entry_changed(const struct fgit_index *idx,
+				const struct fgit_index_entry *e,
+				const struct stat *st, const char *fspath,
+				const struct fgit_wt_stat_options *o)
+{
+	int changed = fgit_worktree_entry_match_stat(idx, e, st, fspath, o), fs;
+
 	if (!changed || o->stat_only)
 		return changed;
 	if (changed & (FGIT_WT_MODE | FGIT_WT_TYPE))
@@ -229,6 +239,24 @@ void fgit_linkcheck_found(struct fgit_linkcheck *lc, const char *dir, size_t len
 int fgit_linkcheck_below(const struct fgit_linkcheck *lc, const char *path)
 {
 	return lc->link.len && !strncmp(path, lc->link.ptr, lc->link.len);
+}
+
+int fgit_linkcheck_path(struct fgit_linkcheck *lc, struct fgit_buf *fs, size_t base,
+			const char *path, size_t len)
+{
+	size_t dlen = fgit_path_dir_len(path, len), p;
+	struct stat st;
+
+	for (p = fgit_linkcheck_unseen(lc, path, dlen); p < dlen; p++) {
+		if (path[p] != '/')
+			continue;
+		fgit_buf_setlen(fs, base);
+		fgit_buf_add(fs, path, p);
+		if (!lstat(fs->ptr, &st) && S_ISLNK(st.st_mode))
+			fgit_linkcheck_found(lc, path, p);
+	}
+	fgit_linkcheck_seen(lc, path, dlen);
+	return fgit_linkcheck_below(lc, path);
 }
 
 void fgit_linkcheck_release(struct fgit_linkcheck *lc)

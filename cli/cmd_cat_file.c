@@ -591,7 +591,14 @@ static void unique_in_place(struct id_list *l)
  * thread by batch_object, which says it exactly as git does.
  */
 /*
- * Each object is malloc'd by the read and freed after printing.  Reading
+ * Each object is lent by the odb (fgit_odb_read_located_view) and given
+ * back after printing: in pack order an object that is a delta base is
+ * kept in the delta-base cache for the deltas after it, and printed from
+ * there without a copy.  Before, each object was malloc'd by the read, and
+ * a base was built a second time for its deltas: history corpus,
+ * --unordered, 211,279 of 591,744 delta applications (1.1 GB of 3.3 GB
+ * built) and 32,168 base inflations (389 MB) were such repeats; with the
+ * views 27,913 (151 MB) and 7,744 (23 MB).  Reading
  * into a buffer per ring slot instead, reused from object to object
  * (fgit_odb_read_into's way), was measured and gave nothing on the history
  * corpus (--unordered, 3 interleaved runs): user+sys the same within the
@@ -605,9 +612,7 @@ static void unique_in_place(struct id_list *l)
  */
 struct all_slot {
 	int status;			/* 0 ok, else redo serially */
-	void *buf;
-	size_t size;
-	enum fgit_object_type type;
+	struct fgit_odb_view view;	/* the contents, lent by the odb */
 	struct fgit_object_info info;
 };
 
@@ -631,18 +636,15 @@ static void all_work(size_t i, void *slot, void *payload)
 		}
 	}
 	if (c->contents) {
-		if (c->ids->at)
-			s->status = fgit_odb_read_located(&s->buf, &s->size, &s->type,
-							  c->b->odb, oid, c->ids->at[i].pack,
-							  c->ids->at[i].offset, STREAM_THRESHOLD);
-		else
-			s->status = fgit_odb_read_capped(&s->buf, &s->size, &s->type,
-							 c->b->odb, oid, STREAM_THRESHOLD);
+		s->status = fgit_odb_read_located_view(&s->view, c->b->odb, oid,
+						       c->ids->at ? c->ids->at[i].pack : -1,
+						       c->ids->at ? c->ids->at[i].offset : 0,
+						       STREAM_THRESHOLD);
 		if (s->status)
 			return;
 		if (!c->info_needed) {
-			s->info.type = s->type;
-			s->info.size = s->size;
+			s->info.type = s->view.type;
+			s->info.size = s->view.size;
 		}
 	}
 }
@@ -656,15 +658,14 @@ static int all_emit(size_t i, void *slot, void *payload)
 	fgit_oid_from_raw(oid, id_at(c->ids, i), c->ids->algo);
 	if (s->status) {
 		char hex[FGIT_MAX_HEXSZ + 1];
-		free(s->buf);
 		batch_object(c->b, oid, fgit_oid_to_hex(hex, oid), NULL, c->contents);
 		return 0;
 	}
 	print_info(c->b, oid, &s->info, NULL);
 	if (c->contents) {
-		out_write(s->buf, s->size);
+		out_write(s->view.data, s->view.size);
 		putchar('\n');
-		free(s->buf);
+		fgit_odb_view_release(&s->view);
 	}
 	return 0;
 }

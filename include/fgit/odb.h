@@ -54,7 +54,9 @@ enum fgit_odb_access {
 	/* Every object in pack order (cat-file --batch-all-objects
 	 * --unordered): a base is read again soon after it was built, so a
 	 * smaller cache (48 MiB, or core.deltaBaseCacheLimit if lower) keeps
-	 * nearly all the hits of the full one. */
+	 * nearly all the hits of the full one.  An object read whole that is
+	 * a delta base in its pack is kept too, as with ONCE_EACH (read it
+	 * with fgit_odb_read_located_view to share it rather than copy). */
 	FGIT_ODB_ACCESS_PACK_ORDER,
 	/* Many objects, each read once (grep of a tree or the index): an
 	 * object read whole that is the base of a delta in its pack is kept
@@ -259,6 +261,32 @@ int fgit_odb_foreach_located(struct fgit_odb *odb, unsigned int flags,
 int fgit_odb_read_located(void **out, size_t *size_out, enum fgit_object_type *type_out,
 			  struct fgit_odb *odb, const struct fgit_oid *oid, int pack,
 			  uint64_t offset, uint64_t cap);
+
+/*
+ * An object lent by the database (fgit_odb_read_located_view): data holds
+ * size bytes and a NUL after them, valid until fgit_odb_view_release.
+ * priv is the library's.
+ */
+struct fgit_odb_view {
+	const unsigned char *data;
+	size_t size;
+	enum fgit_object_type type;
+	void *priv;
+};
+
+/*
+ * Like fgit_odb_read_located, but the object is lent, not copied: when it
+ * is kept in the delta-base cache (FGIT_ODB_ACCESS_PACK_ORDER keeps an
+ * object that is the base of a delta in its pack, which is then read
+ * next), the caller shares the cached bytes.  0 with *out filled; 1 if the
+ * object is bigger than cap (out->size and out->type set, nothing lent);
+ * negative on error.  Release each view once, from any thread; the views
+ * may outlive the cache's use of the bytes but not the database.
+ */
+int fgit_odb_read_located_view(struct fgit_odb_view *out, struct fgit_odb *odb,
+			       const struct fgit_oid *oid, int pack, uint64_t offset,
+			       uint64_t cap);
+void fgit_odb_view_release(struct fgit_odb_view *view);
 
 /* Paths of the alternate object directories, in order (borrowed). */
 size_t fgit_odb_alternates(const struct fgit_odb *odb, const char **out, size_t max);

@@ -159,26 +159,36 @@ struct odb_cache_entry *odb_cache_get(struct odb_cache *c, struct pack *p, uint6
 	return e;
 }
 
+struct odb_cache_entry *odb_cache_wrap(enum fgit_object_type type, unsigned char *data,
+				       size_t size)
+{
+	struct odb_cache_entry *e = calloc(1, sizeof(*e));
+
+	if (!e) {
+		free(data);
+		return NULL;
+	}
+	e->type = type;
+	e->data = data;
+	e->size = size;
+	atomic_init(&e->refs, 1);
+	return e;
+}
+
 struct odb_cache_entry *odb_cache_add(struct odb_cache *c, struct pack *p, uint64_t off,
 				      enum fgit_object_type type, unsigned char *data,
 				      size_t size, int depth)
 {
 	unsigned h = hash_key(p, off), b = (h / SHARDS) % BUCKETS;
 	struct shard *s = &c->shard[h % SHARDS];
-	struct odb_cache_entry *e = calloc(1, sizeof(*e)), *old;
+	struct odb_cache_entry *e = odb_cache_wrap(type, data, size), *old;
 	unsigned i;
 
-	if (!e) {
-		free(data);
+	if (!e)
 		return NULL;
-	}
 	e->pack = p;
 	e->off = off;
-	e->type = type;
-	e->data = data;
-	e->size = size;
 	e->depth = depth;
-	atomic_init(&e->refs, 1);
 	if (!odb_cache_keeps(c, size))
 		return e;		/* too big to keep: the caller's only */
 	atomic_fetch_add(&e->refs, 1);

@@ -146,6 +146,7 @@ static int add_alternate(struct fgit_odb *odb, const char *line, size_t len)
 	}
 	alt->cache_every = odb->cache_every;
 	alt->keep_bases = odb->keep_bases;
+	alt->pack_order = odb->pack_order;
 	odb->alts = na;
 	odb->alts[odb->nalts++] = alt;
 	return 0;
@@ -322,10 +323,11 @@ int odb_find_packed(struct pack **pack, uint64_t *off, struct fgit_odb *odb,
 
 /* Read oid's entry at off in pack p, saying which object a corrupt one is. */
 static int read_packed_at(void **out, size_t *size, enum fgit_object_type *type,
-			  struct fgit_buf *into, struct fgit_odb *odb, struct pack *p,
-			  uint64_t off, const struct fgit_oid *oid, uint64_t cap)
+			  struct fgit_buf *into, struct odb_cache_entry **view,
+			  struct fgit_odb *odb, struct pack *p, uint64_t off,
+			  const struct fgit_oid *oid, uint64_t cap)
 {
-	int r = pack_read(out, size, type, into, odb, p, off, cap);
+	int r = pack_read(out, size, type, into, view, odb, p, off, cap);
 	if (r < 0 && r != FGIT_ENOMEM) {
 		char hex[FGIT_MAX_HEXSZ + 1];
 		struct fgit_buf msg = FGIT_BUF_INIT;
@@ -351,7 +353,7 @@ static int read_packed(void **out, size_t *size, enum fgit_object_type *type,
 		return r;
 	if (!r)
 		return FGIT_ENOTFOUND;
-	return read_packed_at(out, size, type, into, odb, p, off, oid, cap);
+	return read_packed_at(out, size, type, into, NULL, odb, p, off, oid, cap);
 }
 
 /* From the packs (loose == 0) or the loose files of this database, then
@@ -414,9 +416,8 @@ int fgit_odb_read_capped(void **out, size_t *size_out, enum fgit_object_type *ty
 	return read_any(out, size_out, type_out, NULL, odb, oid, cap);
 }
 
-int fgit_odb_read_located(void **out, size_t *size_out, enum fgit_object_type *type_out,
-			  struct fgit_odb *odb, const struct fgit_oid *oid, int pack,
-			  uint64_t offset, uint64_t cap)
+/* This database's pack number `pack`, or NULL (none, or gone). */
+static struct pack *pack_numbered(struct fgit_odb *odb, int pack)
 {
 	struct pack *p = NULL;
 
@@ -426,9 +427,49 @@ int fgit_odb_read_located(void **out, size_t *size_out, enum fgit_object_type *t
 			p = odb->packs[pack];
 		pthread_rwlock_unlock(&odb->packs_lock);
 	}
+	return p;
+}
+
+int fgit_odb_read_located(void **out, size_t *size_out, enum fgit_object_type *type_out,
+			  struct fgit_odb *odb, const struct fgit_oid *oid, int pack,
+			  uint64_t offset, uint64_t cap)
+{
+	struct pack *p = pack_numbered(odb, pack);
+
 	if (!p)
 		return read_any(out, size_out, type_out, NULL, odb, oid, cap);
-	return read_packed_at(out, size_out, type_out, NULL, odb, p, offset, oid, cap);
+	return read_packed_at(out, size_out, type_out, NULL, NULL, odb, p, offset, oid, cap);
+}
+
+int fgit_odb_read_located_view(struct fgit_odb_view *out, struct fgit_odb *odb,
+			       const struct fgit_oid *oid, int pack, uint64_t offset,
+			       uint64_t cap)
+{
+	struct pack *p = pack_numbered(odb, pack);
+	struct odb_cache_entry *e = NULL;
+	void *buf = NULL;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	if (p) {
+		r = read_packed_at(NULL, &out->size, &out->type, NULL, &e, odb, p, offset,
+				   oid, cap);
+	} else {
+		r = read_any(&buf, &out->size, &out->type, NULL, odb, oid, cap);
+		if (!r && !(e = odb_cache_wrap(out->type, buf, out->size)))
+			r = fgit_error_set(FGIT_ENOMEM, "out of memory");
+	}
+	if (r)
+		return r;
+	out->data = e->data;
+	out->priv = e;
+	return 0;
+}
+
+void fgit_odb_view_release(struct fgit_odb_view *view)
+{
+	odb_cache_put(view->priv);
+	memset(view, 0, sizeof(*view));
 }
 
 int fgit_odb_read_into(struct fgit_buf *buf, enum fgit_object_type *type_out,

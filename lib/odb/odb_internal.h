@@ -98,6 +98,7 @@ struct fgit_odb {
 	/* fan-out directories opened for writing, made on first write */
 	struct odb_fanout *_Atomic fanout;
 	int keep_bases;			/* objects read whole that are delta bases are cached */
+	int pack_order;			/* FGIT_ODB_ACCESS_PACK_ORDER */
 };
 
 /* core.deltaBaseCacheLimit, or the default */
@@ -177,9 +178,10 @@ int pack_offset_at(uint64_t *out, struct pack *p, uint32_t pos);
 int pack_ensure_open(struct pack *p);
 int pack_ensure_rev(struct pack *p);
 /* Read and resolve the object at offset; into as for odb_loose_read. */
+struct odb_cache_entry;
 int pack_read(void **out, size_t *size, enum fgit_object_type *type,
-	      struct fgit_buf *into, struct fgit_odb *odb, struct pack *p, uint64_t off,
-	      uint64_t cap);
+	      struct fgit_buf *into, struct odb_cache_entry **view, struct fgit_odb *odb,
+	      struct pack *p, uint64_t off, uint64_t cap);
 int pack_info(struct fgit_object_info *out, struct fgit_odb *odb,
 	      struct pack *p, uint64_t off, unsigned int flags);
 /* Entry header at off: type (possibly a delta type), size, zlib data. */
@@ -234,6 +236,10 @@ struct odb_cache_entry *odb_cache_add(struct odb_cache *c, struct pack *p, uint6
 				      enum fgit_object_type type, unsigned char *data,
 				      size_t size, int depth);
 void odb_cache_put(struct odb_cache_entry *e);
+/* An entry outside the cache holding data (ownership moves to it, freed on
+ * failure), referenced once: a read result handed out as a view. */
+struct odb_cache_entry *odb_cache_wrap(enum fgit_object_type type, unsigned char *data,
+				       size_t size);
 
 /* ---- deltas (delta.c) ---- */
 #include "odb/delta.h"

@@ -510,7 +510,7 @@ static int off_cmp(const void *a, const void *b)
  * one was on another page of the mapping, and building them took 8% of
  * grep --cached's CPU profile (kernel corpus), both threads building.
  */
-static const struct pack_bases *pack_bases(struct pack *p)
+static const struct pack_bases *pack_bases(struct pack *p, int drop_pages)
 {
 	struct pack_bases *b = atomic_load_explicit(&p->bases, memory_order_acquire);
 	struct entry e;
@@ -545,6 +545,16 @@ static const struct pack_bases *pack_bases(struct pack *p)
 			b->off[k++] = b->off[i];
 	b->n = k;
 	atomic_store_explicit(&p->bases, b, memory_order_release);
+	/*
+	 * The pass touched every page of the mapping.  Read in pack order,
+	 * the pages are needed again only as the reads get to them: unmap
+	 * them from this process now (they stay in the page cache), or they
+	 * all count in its resident size from the start.  cat-file
+	 * --batch-all-objects --unordered, history corpus (282 MB pack):
+	 * peak RSS 518 MB (anonymous 221, file 297 at that moment) without.
+	 */
+	if (drop_pages)
+		madvise((void *)p->data, (size_t)p->pack_file_size, MADV_DONTNEED);
 	return b;
 fail:
 	free(offs);
@@ -552,9 +562,9 @@ fail:
 	return NULL;	/* bases_busy stays set: not tried again */
 }
 
-static int is_base(struct pack *p, uint64_t off)
+static int is_base(struct fgit_odb *odb, struct pack *p, uint64_t off)
 {
-	const struct pack_bases *b = pack_bases(p);
+	const struct pack_bases *b = pack_bases(p, odb->pack_order);
 	return b && bsearch(&off, b->off, b->n, sizeof(uint64_t), off_cmp);
 }
 
@@ -623,7 +633,8 @@ void fgit_odb_set_access(struct fgit_odb *odb, enum fgit_odb_access how)
 	if (how == FGIT_ODB_ACCESS_ONCE_EACH && limit > ODB_ONCE_EACH_CACHE_LIMIT)
 		limit = ODB_ONCE_EACH_CACHE_LIMIT;
 	odb_cache_set_limit(odb->cache, limit);
-	odb->keep_bases = how == FGIT_ODB_ACCESS_ONCE_EACH;
+	odb->keep_bases = how == FGIT_ODB_ACCESS_ONCE_EACH || how == FGIT_ODB_ACCESS_PACK_ORDER;
+	odb->pack_order = how == FGIT_ODB_ACCESS_PACK_ORDER;
 	for (i = 0; i < odb->nalts; i++)
 		fgit_odb_set_access(odb->alts[i], how);
 }
@@ -645,8 +656,8 @@ void fgit_odb_drop_cache(struct fgit_odb *odb)
 }
 
 int pack_read(void **out, size_t *size_out, enum fgit_object_type *type_out,
-	      struct fgit_buf *into, struct fgit_odb *odb, struct pack *p, uint64_t off,
-	      uint64_t cap)
+	      struct fgit_buf *into, struct odb_cache_entry **view, struct fgit_odb *odb,
+	      struct pack *p, uint64_t off, uint64_t cap)
 {
 	struct chain_ent small[32], *chain = small, *tmp;
 	size_t n = 0, alloc = 32;
@@ -665,7 +676,7 @@ int pack_read(void **out, size_t *size_out, enum fgit_object_type *type_out,
 	if ((r = pack_ensure_open(p)) < 0)
 		goto out;
 	/* read whole now, wanted again as a base: into the cache with it */
-	keep_final = odb->keep_bases && is_base(p, off);
+	keep_final = odb->keep_bases && is_base(odb, p, off);
 	for (;;) {
 		if ((r = pack_ensure_open(p)) < 0)
 			goto out;
@@ -857,6 +868,22 @@ int pack_read(void **out, size_t *size_out, enum fgit_object_type *type_out,
 			memcpy(dst, cur_ent->data, cur_size);
 		}
 		fgit_buf_setlen(into, cur_size);
+		*size_out = cur_size;
+		*type_out = cur_type;
+		r = 0;
+		goto out;
+	}
+	if (view) {		/* the cached entry itself, or ours wrapped */
+		if (!cur_ent) {
+			cur_ent = odb_cache_wrap(cur_type, cur, cur_size);
+			cur = NULL;
+			if (!cur_ent) {
+				r = fgit_error_set(FGIT_ENOMEM, "out of memory");
+				goto out;
+			}
+		}
+		*view = cur_ent;
+		cur_ent = NULL;
 		*size_out = cur_size;
 		*type_out = cur_type;
 		r = 0;
@@ -1188,7 +1215,7 @@ void fgit_odb_warm_bases(struct fgit_odb *odb)
 		if (!p)
 			break;
 		if (!p->gone && pack_ensure_open(p) == 0)
-			pack_bases(p);
+			pack_bases(p, 0);
 	}
 	for (i = 0; i < odb->nalts; i++)
 		fgit_odb_warm_bases(odb->alts[i]);

@@ -100,6 +100,12 @@ int fgit_tree_find(struct fgit_tree_entry *out, const void *buf, size_t len,
 enum fgit_check_flags {
 	/* Treat fsck warnings as errors (git fsck --strict). */
 	FGIT_CHECK_STRICT = 1 << 0,
+	/*
+	 * With FGIT_CHECK_STRICT: leave out fsck's infos (badFilemode),
+	 * which git reports as warnings even when it promotes warnings to
+	 * errors (unpack-objects --strict).
+	 */
+	FGIT_CHECK_NO_INFO = 1 << 1,
 };
 
 /*

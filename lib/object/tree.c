@@ -208,7 +208,7 @@ int fgit_tree_check(const void *buf, size_t len, int algo, unsigned int flags)
 		return fgit_error_set(FGIT_EINVALID, "hasDotdot: contains '..'");
 	if (dotgit)
 		return fgit_error_set(FGIT_EINVALID, "hasDotgit: contains '.git'");
-	if (bad_modes)
+	if (bad_modes && !(flags & FGIT_CHECK_NO_INFO))
 		return fgit_error_set(FGIT_EINVALID, "badFilemode: contains bad file modes");
 	if (zero_pad)
 		return fgit_error_set(FGIT_EINVALID,

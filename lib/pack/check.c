@@ -12,6 +12,7 @@
 #include "fgit/common.h"
 #include "fgit/odb.h"
 #include "fgit/pack.h"
+#include "pack_internal.h"
 
 struct fgit_pack_checker {
 	int algo;
@@ -85,24 +86,37 @@ static int gather_link(const struct fgit_oid *oid, enum fgit_object_type type, v
 	return 0;
 }
 
-int fgit_pack_checker_object(struct fgit_pack_checker *c, const struct fgit_oid *oid,
-			     enum fgit_object_type type, const void *data, size_t size)
+/*
+ * fsck's rules as --strict applies them (index-pack and unpack-objects):
+ * fsck's warnings are errors, set as "object <id>: <msgId>: <message>";
+ * its infos go to warn (may be NULL) in the same words.
+ */
+int pack_fsck_object(const struct fgit_oid *oid, enum fgit_object_type type, const void *data,
+		     size_t size, int algo, void (*warn)(const char *msg, void *payload),
+		     void *payload)
 {
-	char hex[FGIT_MAX_HEXSZ + 1];
-	struct gather g = { NULL, 0, 0 };
-	int r;
-
-	char msg[600];
+	char hex[FGIT_MAX_HEXSZ + 1], msg[600];
 
 	fgit_oid_to_hex(hex, oid);
-	if (fgit_object_check(type, data, size, c->algo, 0) < 0) {
+	if (fgit_object_check(type, data, size, algo, FGIT_CHECK_STRICT | FGIT_CHECK_NO_INFO) < 0) {
 		snprintf(msg, sizeof(msg), "%s", fgit_error_last());
 		return fgit_error_set(FGIT_EINVALID, "object %s: %s", hex, msg);
 	}
-	if (fgit_object_check(type, data, size, c->algo, FGIT_CHECK_STRICT) < 0 && c->warn) {
+	if (fgit_object_check(type, data, size, algo, FGIT_CHECK_STRICT) < 0 && warn) {
 		snprintf(msg, sizeof(msg), "object %s: %s", hex, fgit_error_last());
-		c->warn(msg, c->payload);
+		warn(msg, payload);
 	}
+	return 0;
+}
+
+int fgit_pack_checker_object(struct fgit_pack_checker *c, const struct fgit_oid *oid,
+			     enum fgit_object_type type, const void *data, size_t size)
+{
+	struct gather g = { NULL, 0, 0 };
+	int r;
+
+	if (pack_fsck_object(oid, type, data, size, c->algo, c->warn, c->payload))
+		return FGIT_EINVALID;
 	r = fgit_object_foreach_link(type, data, size, c->algo, gather_link, &g);
 	if (r < 0) {
 		free(g.v);

@@ -132,4 +132,14 @@ typedef int (*pack_bitmap_obj_cb)(const struct fgit_oid *oid, enum fgit_object_t
 int pack_bitmap_reachable(struct fgit_odb *odb, const struct fgit_oid *tips, size_t ntips,
 			  pack_bitmap_obj_cb cb, void *payload);
 
+/*
+ * fsck's rules on one object as --strict applies them: 0, or FGIT_EINVALID
+ * with "object <id>: <msgId>: <message>" set for what git fails (fsck's
+ * errors and warnings); what git only reports (fsck's infos) goes to warn
+ * in the same words.  Thread-safe.  lib/pack/check.c.
+ */
+int pack_fsck_object(const struct fgit_oid *oid, enum fgit_object_type type, const void *data,
+		     size_t size, int algo, void (*warn)(const char *msg, void *payload),
+		     void *payload);
+
 #endif

@@ -142,4 +142,15 @@ int pack_fsck_object(const struct fgit_oid *oid, enum fgit_object_type type, con
 		     size_t size, int algo, void (*warn)(const char *msg, void *payload),
 		     void *payload);
 
+/*
+ * fsck_finish's check of a blob a tree names .gitmodules or .gitattributes
+ * (which): data NULL when it cannot be read.  git's error lines go to
+ * error, its infos to warn (both "object <id>: <msgId>: <message>",
+ * either may be NULL); 1 if an error was reported, 0 if none.
+ */
+int pack_fsck_dotfile(const struct fgit_oid *oid, enum fgit_dotfile which,
+		      enum fgit_object_type type, const void *data, size_t size,
+		      void (*error)(const char *msg, void *payload),
+		      void (*warn)(const char *msg, void *payload), void *payload);
+
 #endif

@@ -93,6 +93,13 @@ struct unpacker {
 	uint32_t nr_objs, alloc_objs;
 	struct waiting *waiting;
 	struct fgit_oidmap known;	/* --strict */
+	/* --strict: blobs trees name .gitmodules / .gitattributes, in the
+	 * order met, for fsck_finish's check */
+	struct fgit_oidmap dotfiles[2];
+	struct dotfile {
+		struct fgit_oid oid;
+	} **dotfile_list[2];
+	size_t nr_dotfiles[2], alloc_dotfiles[2];
 };
 
 static int dry_run(const struct unpacker *u)
@@ -434,6 +441,74 @@ static int gather(const struct fgit_oid *oid, enum fgit_object_type type, void *
 	return 0;
 }
 
+/* Note the .gitmodules and .gitattributes blobs tree k names. */
+static int note_dotfiles(struct unpacker *u, const struct known *k)
+{
+	struct fgit_tree_iter it;
+	struct fgit_tree_entry e;
+	int r, err = 0;
+
+	fgit_tree_iter_init(&it, k->data, k->size, u->algo);
+	while ((r = fgit_tree_iter_next(&e, &it)) > 0) {
+		enum fgit_dotfile which = fgit_tree_dotfile(e.name, e.name_len);
+		struct dotfile *d;
+		size_t w = which - 1;
+
+		if (which == FGIT_DOTFILE_NONE || e.mode == FGIT_MODE_LINK ||
+		    fgit_oidmap_get(&u->dotfiles[w], &e.oid))
+			continue;
+		if (u->nr_dotfiles[w] == u->alloc_dotfiles[w]) {
+			size_t na = u->alloc_dotfiles[w] ? 2 * u->alloc_dotfiles[w] : 8;
+			struct dotfile **nl = realloc(u->dotfile_list[w], na * sizeof(*nl));
+			if (!nl)
+				return fgit_error_set(FGIT_ENOMEM, "out of memory");
+			u->dotfile_list[w] = nl;
+			u->alloc_dotfiles[w] = na;
+		}
+		d = malloc(sizeof(*d));
+		if (!d)
+			return fgit_error_set(FGIT_ENOMEM, "out of memory");
+		d->oid = e.oid;
+		fgit_oidmap_put(&u->dotfiles[w], d, &err);
+		if (err) {
+			free(d);
+			return fgit_error_set(FGIT_ENOMEM, "out of memory");
+		}
+		u->dotfile_list[w][u->nr_dotfiles[w]++] = d;
+	}
+	return r < 0 ? r : 0;
+}
+
+/* git's fsck_finish: the noted .gitmodules, then .gitattributes blobs. */
+static int check_dotfiles(struct unpacker *u)
+{
+	int w, failed = 0;
+	size_t i;
+
+	for (w = 0; w < 2; w++) {
+		for (i = 0; i < u->nr_dotfiles[w]; i++) {
+			void *data = NULL;
+			size_t size = 0;
+			enum fgit_object_type type = FGIT_OBJ_NONE;
+
+			if (fgit_odb_read(&data, &size, &type, u->opts->odb,
+					  &u->dotfile_list[w][i]->oid))
+				data = NULL;
+			failed |= pack_fsck_dotfile(&u->dotfile_list[w][i]->oid,
+						    (enum fgit_dotfile)(w + 1), type, data, size,
+						    u->opts->error_cb, u->opts->warn_cb,
+						    u->opts->payload);
+			free(data);
+		}
+	}
+	fgit_error_clear();
+	if (failed) {
+		u->res->errors++;
+		return fgit_error_set(FGIT_EINVALID, "fsck error in pack objects");
+	}
+	return 0;
+}
+
 /* fsck's rules on held object k (git's errors and infos), then its links. */
 static int push_frame(struct frame **stack, size_t *depth, size_t *cap, struct unpacker *u,
 		      struct known *k)
@@ -445,6 +520,8 @@ static int push_frame(struct frame **stack, size_t *depth, size_t *cap, struct u
 		report(u, "%s", fgit_error_last());
 		return fgit_error_set(FGIT_EINVALID, "fsck error in packed object");
 	}
+	if (k->type == FGIT_OBJ_TREE && note_dotfiles(u, k))
+		return -1;
 	if (*depth == *cap) {
 		size_t nc = *cap ? 2 * *cap : 16;
 		struct frame *ns = realloc(*stack, nc * sizeof(*ns));
@@ -922,11 +999,11 @@ int fgit_unpack_stream(struct fgit_unpack_result *out, int fd,
 	u->off = 0;
 	fgit_checksum_final(computed, &u->csum);
 	/*
-	 * --strict: held objects are checked and written before the trailer
-	 * is (git's order).  NEEDSWORK: git then checks the .gitmodules blobs
-	 * the trees name (fsck's gitmodules* rules); fgit has no such check.
+	 * --strict: held objects are checked and written, then the blobs
+	 * trees name .gitmodules or .gitattributes, before the trailer is
+	 * (git's order).
 	 */
-	if (strict(u) && !dry_run(u) && (ret = write_rest(u)))
+	if (strict(u) && !dry_run(u) && ((ret = write_rest(u)) || (ret = check_dotfiles(u))))
 		goto out;
 	ret = fill(u, u->rawsz);
 	if (ret)
@@ -962,6 +1039,12 @@ out:
 		}
 	}
 	fgit_oidmap_release(&u->known);
+	for (int w = 0; w < 2; w++) {
+		for (size_t i = 0; i < u->nr_dotfiles[w]; i++)
+			free(u->dotfile_list[w][i]);
+		free(u->dotfile_list[w]);
+		fgit_oidmap_release(&u->dotfiles[w]);
+	}
 	free(u->objs);
 	free(u);
 	return ret < 0 ? ret : (ret ? FGIT_ERROR : 0);

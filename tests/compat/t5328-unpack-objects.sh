@@ -238,6 +238,19 @@ t = tree((b"100644", b"a", b1)); to = oid("tree", t)
 W("parent-is-tree", pack([("obj", "blob", blob1), ("obj", "tree", t), ("obj", "commit", commit(to, [to]))]))
 W("gitlink", pack([("obj", "blob", blob1), ("obj", "tree", tree((b"120000", b"l", b1), (b"160000", b"s", b"\x22" * 20)))]))
 t4 = t + b"100644 b\0" + b1
+# .gitmodules and .gitattributes blobs (git's fsck_finish), and links
+gm = b"[submodule \"../x\"]\n\tpath = -x\n\turl = https:///evil\n\tupdate = !rm\n" \
+     b"[submodule \"ok\"]\n\turl = ../../:x\n[submodule \"b\"]\n\turl = git://h/%0ax\n" \
+     b"[submodule \"c\"]\n\turl = https://user@h.example/x\n\tpath = c\n\tupdate = checkout\n"
+W("gitmodules", pack([("obj", "blob", gm), ("obj", "tree", tree((b"100644", b".GitModules", oid("blob", gm))))]))
+W("gitmodules-late", pack([("obj", "tree", tree((b"100644", b".gitmodules. ", oid("blob", gm)))), ("obj", "blob", gm)]))
+gp = b"[submodule \"a\"]\n\turl = -x\n[bad\n"
+W("gitmodules-parse", pack([("obj", "blob", gp), ("obj", "tree", tree((b"100644", b".gitmodules", oid("blob", gp))))]))
+W("gitmodules-link", pack([("obj", "blob", blob1), ("obj", "tree", tree((b"120000", b".gitmodules", b1)))]))
+W("gitmodules-tree", pack([("obj", "blob", blob1), ("obj", "tree", tree((b"40000", b".gitmodules", t1))), ("obj", "tree", t1d), ("obj", "blob", blob2)]))
+ga = b"a" * 3000 + b" text\n"
+W("gitattributes", pack([("obj", "blob", ga), ("obj", "tree", tree((b"100644", b".gitattributes", oid("blob", ga))))]))
+W("gitattributes-link", pack([("obj", "blob", blob1), ("obj", "tree", tree((b"120000", b".gitattributes", b1)))]))
 W("refdelta-later", pack([("ref", to, t, t4), ("obj", "blob", blob1), ("obj", "tree", t), ("ofs", 0, t4, t4 + b"100644 c\0" + b1)]))
 PY
 
@@ -344,6 +357,10 @@ test_expect_success 'unpack-objects --strict: fsck errors, warnings and infos' '
 	unpack_strict : s-zeropad.pack s-badmode.pack s-badmode2.pack s-unsorted.pack \
 		s-dotgit.pack s-badauthor.pack s-baddate.pack s-badtagtype.pack \
 		s-badtagger.pack s-dup.pack'
+test_expect_success 'unpack-objects --strict: .gitmodules and .gitattributes' '
+	unpack_strict : s-gitmodules.pack s-gitmodules-late.pack s-gitmodules-parse.pack \
+		s-gitmodules-link.pack s-gitmodules-tree.pack s-gitattributes.pack \
+		s-gitattributes-link.pack'
 test_expect_success 'unpack-objects --strict: links missing or of another type' '
 	unpack_strict : s-missing-tree.pack s-missing-blob.pack s-missing-parent.pack \
 		s-tree-is-blob.pack s-subtree-is-blob.pack s-blob-is-tree.pack \
@@ -353,9 +370,13 @@ test_expect_success 'unpack-objects --strict: links missing or of another type' 
 	unpack_strict "git unpack-objects -q <../base.pack" thin.pack'
 test_expect_success 'unpack-objects --strict: damaged packs' '
 	unpack_strict : s-trunc.pack s-badsum.pack s-zmid.pack s-nobase.pack \
-		s-badauthor-trunc.pack trunc.pack badobj.pack badsum.pack all-trunc.pack \
-		ofs-zmid.pack all-zhdr.pack all-nobase.pack all-wrongbase.pack ofs-nobase.pack \
-		all-fuzz*.pack ofs-fuzz*.pack'
+		s-badauthor-trunc.pack &&
+	for p in trunc.pack badobj.pack badsum.pack all-trunc.pack ofs-zmid.pack \
+		 all-zhdr.pack all-nobase.pack all-wrongbase.pack ofs-nobase.pack \
+		 all-fuzz[0-5].pack ofs-fuzz[0-5].pack; do
+		CMP_ERR=all unpack $p : --strict && CMP_ERR=all unpack $p : -r --strict ||
+			{ echo "in $p"; return 1; }
+	done'
 test_expect_success 'unpack-objects --strict=<msg-ids> is refused' '
 	rm -rf u.r && git init -q u.r && cd u.r &&
 	{ "$FGIT" unpack-objects --strict=zeroPaddedFilemode=ignore <../s-zeropad.pack 2>../err

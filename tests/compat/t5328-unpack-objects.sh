@@ -112,20 +112,12 @@ for name in ("all", "ofs"):
         if rnd.random() < 0.2:
             out = out[:rnd.randrange(12, len(out))]
         open("%s-fuzz%d.pack" % (name, k), "wb").write(out)
-PY
 
 # --strict: hand-made packs, each entry written by this script.  Which
 # objects a failing run leaves depends on git's order (blobs as they come,
 # the others after the last entry, each after what it points to).
-python3 - <<'PY' || exit 1
-import hashlib, struct, zlib
 def oid(t, d): return hashlib.sha1(b"%s %d\0" % (t.encode(), len(d)) + d).digest()
 TYPES = {"commit": 1, "tree": 2, "blob": 3, "tag": 4}
-def hdr(t, size):
-    c = (t << 4) | (size & 15); size >>= 4; out = []
-    while size:
-        out.append(c | 0x80); c = size & 0x7f; size >>= 7
-    out.append(c); return bytes(out)
 def varint(n):
     out = []
     while True:

@@ -61,6 +61,16 @@ int fgit_config_add_buffer(struct fgit_config *cfg, const char *buf, size_t len,
 /* Entries from GIT_CONFIG_PARAMETERS (the -c options, sq-quoted as git
  * writes them) and GIT_CONFIG_COUNT/GIT_CONFIG_KEY_n/GIT_CONFIG_VALUE_n. */
 int fgit_config_add_env(struct fgit_config *cfg);
+/*
+ * Parse config text in memory without storing it and without following
+ * includes (for untrusted text, e.g. a .gitmodules blob): cb gets each
+ * canonical key ("section.sub.name") and value (NULL for a bare key) in
+ * order; a non-zero return stops and is returned.  FGIT_EINVALID ("bad
+ * config line N") on a syntax error.
+ */
+int fgit_config_parse_buffer(const char *buf, size_t len,
+			     int (*cb)(const char *key, const char *value, void *payload),
+			     void *payload);
 /* Append one entry; key is canonicalized (FGIT_EINVALID if it is no key). */
 int fgit_config_add_entry(struct fgit_config *cfg, const char *key,
 			  const char *value, enum fgit_config_scope scope);

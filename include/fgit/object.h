@@ -100,6 +100,12 @@ int fgit_tree_find(struct fgit_tree_entry *out, const void *buf, size_t len,
 enum fgit_check_flags {
 	/* Treat fsck warnings as errors (git fsck --strict). */
 	FGIT_CHECK_STRICT = 1 << 0,
+	/*
+	 * With FGIT_CHECK_STRICT: leave out fsck's infos (badFilemode,
+	 * gitattributesSymlink), which git reports as warnings even when it
+	 * promotes warnings to errors (unpack-objects --strict).
+	 */
+	FGIT_CHECK_NO_INFO = 1 << 1,
 };
 
 /*
@@ -110,6 +116,17 @@ enum fgit_check_flags {
  * fsck's errors fail (bad modes, zero-padded modes, ".git" etc. are warnings).
  */
 int fgit_tree_check(const void *buf, size_t len, int algo, unsigned int flags);
+
+/*
+ * Which of git's checked dotfiles a tree entry name is (as fsck matches
+ * it: any case, NTFS variants); FGIT_DOTFILE_NONE for any other name.
+ */
+enum fgit_dotfile {
+	FGIT_DOTFILE_NONE = 0,
+	FGIT_DOTFILE_GITMODULES,
+	FGIT_DOTFILE_GITATTRIBUTES,
+};
+enum fgit_dotfile fgit_tree_dotfile(const char *name, size_t len);
 
 /*
  * Serialize entries (sorted in place into tree order first) into out

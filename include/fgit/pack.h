@@ -205,8 +205,9 @@ int fgit_idx_version(const unsigned char *data, size_t len);
  *
  * fgit_pack_checker_object() is thread-safe (call it from object_cb).  An
  * fsck error returns FGIT_EINVALID with "object <id>: <msgId>: <message>"
- * set; an fsck warning (what only `fsck --strict` would fail) goes to warn
- * (may be NULL) in the same words, and the object passes.
+ * set (git's --strict fails fsck's warnings too); an fsck info (what git
+ * reports but accepts, e.g. badFilemode) goes to warn (may be NULL) in the
+ * same words, and the object passes.
  */
 struct fgit_pack_checker;
 int fgit_pack_checker_new(struct fgit_pack_checker **out, int algo,
@@ -237,6 +238,17 @@ enum fgit_unpack_flags {
 	FGIT_UNPACK_RECOVER = 1 << 0,
 	/* -n: inflate and check only; nothing written, deltas not resolved */
 	FGIT_UNPACK_DRY_RUN = 1 << 1,
+	/*
+	 * --strict: blobs are written as they come, other objects held;
+	 * after the last entry (before the trailer is checked) each held
+	 * object is checked by fsck's rules (git's warnings are errors,
+	 * its infos go to warn_cb) and the objects it points to must be
+	 * in the pack or the database with the type it names; each is
+	 * written once what it points to is.  The first failure ends the
+	 * run with git's fatal message set ("fsck error in packed object",
+	 * "object of unexpected type", ...) after its error lines.
+	 */
+	FGIT_UNPACK_STRICT = 1 << 2,
 };
 
 struct fgit_unpack_options {
@@ -255,9 +267,12 @@ struct fgit_unpack_options {
 	/* read this to its end before fd (the start of a stream another
 	 * reader has already consumed); -1: none */
 	int prefix_fd;
+	/* --strict: git's "warning:" lines (without the prefix); may be NULL */
+	void (*warn_cb)(const char *msg, void *payload);
 };
 #define FGIT_UNPACK_OPTIONS_VERSION 1
-#define FGIT_UNPACK_OPTIONS_INIT { FGIT_UNPACK_OPTIONS_VERSION, 0, NULL, 0, -1, NULL, NULL, -1 }
+#define FGIT_UNPACK_OPTIONS_INIT \
+	{ FGIT_UNPACK_OPTIONS_VERSION, 0, NULL, 0, -1, NULL, NULL, -1, NULL }
 
 struct fgit_unpack_result {
 	/* error lines reported: git then exits 1 */

@@ -742,6 +742,40 @@ int fgit_config_add_buffer(struct fgit_config *cfg, const char *buf, size_t len,
 	return load_buffer(cfg, buf, len, NULL, origin, scope, ctx, 0);
 }
 
+struct parse_state {
+	int (*cb)(const char *key, const char *value, void *payload);
+	void *payload;
+	int err;
+};
+
+static int parse_entry(struct scanner *s, const char *key, const char *value,
+		       size_t name_start, size_t end, void *payload)
+{
+	struct parse_state *st = payload;
+
+	st->err = st->cb(key, value, st->payload);
+	return st->err ? -1 : 0;
+}
+
+int fgit_config_parse_buffer(const char *buf, size_t len,
+			     int (*cb)(const char *key, const char *value, void *payload),
+			     void *payload)
+{
+	struct scanner s;
+	struct parse_state st = { cb, payload, 0 };
+	static const struct scan_events ev = { NULL, parse_entry };
+	int r;
+
+	scanner_init(&s, buf, len);
+	r = scan(&s, &ev, &st);
+	if (r > 0)
+		r = fgit_error_set(FGIT_EINVALID, "bad config line %d", s.line);
+	else if (r < 0)
+		r = st.err;
+	scanner_release(&s);
+	return r;
+}
+
 int fgit_config_add_entry(struct fgit_config *cfg, const char *key,
 			  const char *value, enum fgit_config_scope scope)
 {

@@ -240,7 +240,7 @@ int fgit_commit_check(const void *buf, size_t len, int algo, unsigned int flags)
 	while ((v = skip_kw(p, end, "author "))) {
 		authors++;
 		e = eol(v, end);
-		if ((r = check_ident(v, e, "author")) < 0)
+		if ((r = check_ident(v, e, "author/committer")) < 0)
 			return r;
 		p = e + 1;
 	}
@@ -254,7 +254,7 @@ int fgit_commit_check(const void *buf, size_t len, int algo, unsigned int flags)
 		return fgit_error_set(FGIT_EINVALID,
 				      "missingCommitter: invalid format - expected 'committer' line");
 	e = eol(v, end);
-	if ((r = check_ident(v, e, "committer")) < 0)
+	if ((r = check_ident(v, e, "author/committer")) < 0)
 		return r;
 	if ((flags & FGIT_CHECK_STRICT) && memchr(buf, '\0', len))
 		return fgit_error_set(FGIT_EINVALID, "nulInCommit: NUL byte in the commit object body");
@@ -375,7 +375,7 @@ int fgit_tag_check(const void *buf, size_t len, int algo, unsigned int flags)
 					      "missingTaggerEntry: invalid format - expected 'tagger' line");
 		return 0;
 	}
-	return check_ident(v, eol(v, end), "tagger");
+	return check_ident(v, eol(v, end), "author/committer");
 }
 
 int fgit_tag_serialize(struct fgit_buf *out, const struct fgit_oid *object,

@@ -7,6 +7,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "fgit/buf.h"
 #include "fgit/common.h"
 #include "fgit/object.h"
@@ -133,6 +134,37 @@ static int is_dotgit(const char *s, size_t n)
 }
 
 /*
+ * ".gitmodules" and ".gitattributes" as a checkout could write them:
+ * any case, and NTFS's trailing dots and spaces or stream suffix.
+ * NEEDSWORK: git also matches NTFS short names ("gitmod~1") and names
+ * with the code points HFS+ ignores.
+ */
+enum fgit_dotfile fgit_tree_dotfile(const char *name, size_t len)
+{
+	static const struct {
+		const char *word;
+		enum fgit_dotfile which;
+	} files[] = {
+		{ "gitmodules", FGIT_DOTFILE_GITMODULES },
+		{ "gitattributes", FGIT_DOTFILE_GITATTRIBUTES },
+	};
+	size_t i, n, k;
+
+	if (!len || name[0] != '.')
+		return FGIT_DOTFILE_NONE;
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		n = strlen(files[i].word);
+		if (len < n + 1 || strncasecmp(name + 1, files[i].word, n))
+			continue;
+		for (k = n + 1; k < len && (name[k] == ' ' || name[k] == '.'); k++)
+			;
+		if (k == len || name[k] == ':')
+			return files[i].which;
+	}
+	return FGIT_DOTFILE_NONE;
+}
+
+/*
  * fsck's tree rules.  Errors always fail; warnings and infos fail only
  * under FGIT_CHECK_STRICT (git fsck --strict promotes warnings; infos are
  * reported by strict fsck as well for bad modes).
@@ -143,7 +175,7 @@ int fgit_tree_check(const void *buf, size_t len, int algo, unsigned int flags)
 	struct fgit_tree_entry e, prev;
 	int strict = flags & FGIT_CHECK_STRICT, have_prev = 0, zp;
 	int bad_modes = 0, zero_pad = 0, empty = 0, full = 0, dot = 0,
-	    dotdot = 0, dotgit = 0, null_id = 0, not_sorted = 0, dups = 0;
+	    dotdot = 0, dotgit = 0, null_id = 0, not_sorted = 0, dups = 0, attr_link = 0;
 
 	if (!algo)
 		algo = FGIT_HASH_SHA1;
@@ -165,6 +197,18 @@ int fgit_tree_check(const void *buf, size_t len, int algo, unsigned int flags)
 			dotdot = 1;
 		if (is_dotgit(e.name, e.name_len))
 			dotgit = 1;
+		if (e.mode == FGIT_MODE_LINK) {
+			switch (fgit_tree_dotfile(e.name, e.name_len)) {
+			case FGIT_DOTFILE_GITMODULES:
+				return fgit_error_set(FGIT_EINVALID,
+					"gitmodulesSymlink: .gitmodules is a symbolic link");
+			case FGIT_DOTFILE_GITATTRIBUTES:
+				attr_link = 1;	/* an info */
+				break;
+			default:
+				break;
+			}
+		}
 		switch (e.mode) {
 		case FGIT_MODE_BLOB: case FGIT_MODE_EXEC: case FGIT_MODE_LINK:
 		case FGIT_MODE_TREE: case FGIT_MODE_GITLINK:
@@ -208,7 +252,10 @@ int fgit_tree_check(const void *buf, size_t len, int algo, unsigned int flags)
 		return fgit_error_set(FGIT_EINVALID, "hasDotdot: contains '..'");
 	if (dotgit)
 		return fgit_error_set(FGIT_EINVALID, "hasDotgit: contains '.git'");
-	if (bad_modes)
+	if (attr_link && !(flags & FGIT_CHECK_NO_INFO))
+		return fgit_error_set(FGIT_EINVALID,
+				      "gitattributesSymlink: .gitattributes is a symlink");
+	if (bad_modes && !(flags & FGIT_CHECK_NO_INFO))
 		return fgit_error_set(FGIT_EINVALID, "badFilemode: contains bad file modes");
 	if (zero_pad)
 		return fgit_error_set(FGIT_EINVALID,

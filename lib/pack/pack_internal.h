@@ -135,4 +135,25 @@ typedef int (*pack_bitmap_obj_cb)(const struct fgit_oid *oid, enum fgit_object_t
 int pack_bitmap_reachable(struct fgit_odb *odb, const struct fgit_oid *tips, size_t ntips,
 			  pack_bitmap_obj_cb cb, void *payload);
 
+/*
+ * fsck's rules on one object as --strict applies them: 0, or FGIT_EINVALID
+ * with "object <id>: <msgId>: <message>" set for what git fails (fsck's
+ * errors and warnings); what git only reports (fsck's infos) goes to warn
+ * in the same words.  Thread-safe.  lib/pack/check.c.
+ */
+int pack_fsck_object(const struct fgit_oid *oid, enum fgit_object_type type, const void *data,
+		     size_t size, int algo, void (*warn)(const char *msg, void *payload),
+		     void *payload);
+
+/*
+ * fsck_finish's check of a blob a tree names .gitmodules or .gitattributes
+ * (which): data NULL when it cannot be read.  git's error lines go to
+ * error, its infos to warn (both "object <id>: <msgId>: <message>",
+ * either may be NULL); 1 if an error was reported, 0 if none.
+ */
+int pack_fsck_dotfile(const struct fgit_oid *oid, enum fgit_dotfile which,
+		      enum fgit_object_type type, const void *data, size_t size,
+		      void (*error)(const char *msg, void *payload),
+		      void (*warn)(const char *msg, void *payload), void *payload);
+
 #endif

@@ -17,7 +17,17 @@
  * cannot be applied stops the run after the same objects as git's.
  *
  * Slow on purpose: one thread, bases read back from the object database;
- * only the recovery path uses it.
+ * only the recovery path and --strict use it.
+ *
+ * --strict follows git's order too, since it decides which objects a
+ * failing run leaves behind: blobs are written as they come; any other
+ * object is named, parsed (its links noted with their types, as git's
+ * object table notes them: a name met as two types is an error) and held
+ * in memory.  Once every entry is read (before the trailer is checked),
+ * the held objects are visited in pack order, each one checked by fsck's
+ * rules, then what it points to (depth first, held objects before the
+ * objects pointing to them), and written: the run dies at the first
+ * failure, with the objects checked so far written.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,7 +38,9 @@
 #include <zlib.h>
 #include "fgit/common.h"
 #include "fgit/hash.h"
+#include "fgit/object.h"
 #include "fgit/odb.h"
+#include "fgit/oidmap.h"
 #include "fgit/pack.h"
 #include "fgit/progress.h"
 #include "odb/delta.h"
@@ -38,9 +50,23 @@
 /* git hands zlib at most this much output room per call */
 #define ZCHUNK (1u << 30)
 
+/*
+ * --strict: an object git's table knows (met in the pack, or named by an
+ * object met there), with the type it was met as.
+ */
+enum { K_OPEN = 1, K_WRITTEN = 2, K_BUSY = 4 };
+struct known {
+	struct fgit_oid oid;
+	enum fgit_object_type type;
+	unsigned int flags;	/* K_OPEN: held (data); K_BUSY: being checked */
+	unsigned char *data;
+	size_t size;
+};
+
 struct obj {
 	uint64_t offset;
 	struct fgit_oid oid;	/* zero until written */
+	struct known *held;	/* --strict: this entry's object, held */
 };
 
 struct waiting {
@@ -66,11 +92,24 @@ struct unpacker {
 	struct obj *objs;
 	uint32_t nr_objs, alloc_objs;
 	struct waiting *waiting;
+	struct fgit_oidmap known;	/* --strict */
+	/* --strict: blobs trees name .gitmodules / .gitattributes, in the
+	 * order met, for fsck_finish's check */
+	struct fgit_oidmap dotfiles[2];
+	struct dotfile {
+		struct fgit_oid oid;
+	} **dotfile_list[2];
+	size_t nr_dotfiles[2], alloc_dotfiles[2];
 };
 
 static int dry_run(const struct unpacker *u)
 {
 	return !!(u->opts->flags & FGIT_UNPACK_DRY_RUN);
+}
+
+static int strict(const struct unpacker *u)
+{
+	return !!(u->opts->flags & FGIT_UNPACK_STRICT);
 }
 
 static void report(struct unpacker *u, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -236,9 +275,328 @@ static int get_data(unsigned char **out, struct unpacker *u, uint64_t size)
 static int write_object(struct fgit_oid *oid, struct unpacker *u, enum fgit_object_type type,
 			const void *data, size_t size)
 {
+	/* --strict: only named here; finish() holds it */
+	if (strict(u) && type != FGIT_OBJ_BLOB)
+		return fgit_hash_object(oid, u->algo, type, data, size);
 	if (fgit_odb_write(oid, u->opts->odb, type, data, size))
 		return fgit_error_set(FGIT_ERROR, "failed to write object");
 	return 0;
+}
+
+/*
+ * git's lookup of oid as a `type`: the table's entry, made if new.  *out
+ * is NULL, after git's error line, when oid is known as another type.
+ */
+static int lookup(struct known **out, struct unpacker *u, const struct fgit_oid *oid,
+		  enum fgit_object_type type)
+{
+	struct known *k = fgit_oidmap_get(&u->known, oid);
+	char hex[FGIT_MAX_HEXSZ + 1];
+	int err = 0;
+
+	*out = NULL;
+	if (k) {
+		if (k->type == type)
+			*out = k;
+		else
+			report(u, "object %s is a %s, not a %s", fgit_oid_to_hex(hex, oid),
+			       fgit_object_type_name(k->type), fgit_object_type_name(type));
+		return 0;
+	}
+	k = calloc(1, sizeof(*k));
+	if (!k)
+		return fgit_error_set(FGIT_ENOMEM, "out of memory");
+	k->oid = *oid;
+	k->type = type;
+	fgit_oidmap_put(&u->known, k, &err);
+	if (err) {
+		free(k);
+		return fgit_error_set(FGIT_ENOMEM, "out of memory");
+	}
+	*out = k;
+	return 0;
+}
+
+/* The held object named oid, or NULL. */
+static struct known *held(struct unpacker *u, const struct fgit_oid *oid)
+{
+	struct known *k = strict(u) ? fgit_oidmap_get(&u->known, oid) : NULL;
+
+	return k && (k->flags & K_OPEN) ? k : NULL;
+}
+
+/* git's parse of a held commit or tag: the objects it names, with their types. */
+static int parse_links(struct unpacker *u, const struct known *k, const unsigned char *data,
+		       size_t size)
+{
+	char hex[FGIT_MAX_HEXSZ + 1], other[FGIT_MAX_HEXSZ + 1];
+	struct known *t;
+	size_t i;
+
+	fgit_oid_to_hex(hex, &k->oid);
+	if (k->type == FGIT_OBJ_COMMIT) {
+		struct fgit_commit c;
+		struct fgit_oid p;
+
+		/* NEEDSWORK: git says "bogus commit object" for a missing tree line */
+		if (fgit_commit_parse(&c, data, size, u->algo)) {
+			report(u, "%s %s", fgit_error_last(), hex);
+			return fgit_error_set(FGIT_EINVALID, "invalid commit");
+		}
+		if (lookup(&t, u, &c.tree, FGIT_OBJ_TREE))
+			return -1;
+		if (!t) {
+			report(u, "bad tree pointer %s in commit %s", fgit_oid_to_hex(other, &c.tree),
+			       hex);
+			return fgit_error_set(FGIT_EINVALID, "invalid commit");
+		}
+		for (i = 0; i < c.nparents; i++) {
+			fgit_commit_parent(&p, &c, i);
+			if (lookup(&t, u, &p, FGIT_OBJ_COMMIT))
+				return -1;
+			if (!t) {
+				report(u, "bad parent %s in commit %s", fgit_oid_to_hex(other, &p), hex);
+				return fgit_error_set(FGIT_EINVALID, "invalid commit");
+			}
+		}
+	} else if (k->type == FGIT_OBJ_TAG) {
+		struct fgit_tag g;
+
+		if (fgit_tag_parse(&g, data, size, u->algo))
+			return fgit_error_set(FGIT_EINVALID, "invalid tag");
+		if (lookup(&t, u, &g.object, g.type))
+			return -1;
+		if (!t) {
+			report(u, "bad tag pointer to %s in %s", fgit_oid_to_hex(other, &g.object),
+			       hex);
+			return fgit_error_set(FGIT_EINVALID, "invalid tag");
+		}
+	}
+	return 0;
+}
+
+/*
+ * --strict, once the deltas waiting for entry nr are applied (git's order):
+ * a blob, already written, is noted as such; anything else is parsed and
+ * held for write_rest().
+ */
+static int finish(struct unpacker *u, uint32_t nr, enum fgit_object_type type,
+		  const unsigned char *data, size_t size)
+{
+	char hex[FGIT_MAX_HEXSZ + 1];
+	struct known *k;
+
+	if (!strict(u))
+		return 0;
+	if (lookup(&k, u, &u->objs[nr].oid, type))
+		return -1;
+	if (!k && type == FGIT_OBJ_BLOB)
+		return fgit_error_set(FGIT_EINVALID, "invalid blob object");
+	if (!k)
+		return fgit_error_set(FGIT_EINVALID, "invalid %s", fgit_object_type_name(type));
+	if (type == FGIT_OBJ_BLOB) {
+		k->flags |= K_WRITTEN;
+		return 0;
+	}
+	if (parse_links(u, k, data, size))
+		return -1;
+	if (k->flags & K_OPEN)
+		return fgit_error_set(FGIT_EINVALID, "object %s tried to add buffer twice!",
+				      fgit_oid_to_hex(hex, &k->oid));
+	k->data = malloc(size ? size : 1);
+	if (!k->data)
+		return fgit_error_set(FGIT_ENOMEM, "out of memory");
+	memcpy(k->data, data, size);
+	k->size = size;
+	k->flags |= K_OPEN;
+	u->objs[nr].held = k;
+	return 0;
+}
+
+/* A held object being checked, and what it points to. */
+struct frame {
+	struct known *k;
+	struct link {
+		struct fgit_oid oid;
+		enum fgit_object_type type;
+	} *links;
+	size_t nr, alloc, next;
+	int failed;	/* a link known as another type */
+};
+
+static int gather(const struct fgit_oid *oid, enum fgit_object_type type, void *payload)
+{
+	struct frame *f = payload;
+
+	if (f->nr == f->alloc) {
+		size_t na = f->alloc ? 2 * f->alloc : 16;
+		struct link *nl = realloc(f->links, na * sizeof(*nl));
+		if (!nl)
+			return fgit_error_set(FGIT_ENOMEM, "out of memory");
+		f->links = nl;
+		f->alloc = na;
+	}
+	f->links[f->nr].oid = *oid;
+	f->links[f->nr++].type = type;
+	return 0;
+}
+
+/* Note the .gitmodules and .gitattributes blobs tree k names. */
+static int note_dotfiles(struct unpacker *u, const struct known *k)
+{
+	struct fgit_tree_iter it;
+	struct fgit_tree_entry e;
+	int r, err = 0;
+
+	fgit_tree_iter_init(&it, k->data, k->size, u->algo);
+	while ((r = fgit_tree_iter_next(&e, &it)) > 0) {
+		enum fgit_dotfile which = fgit_tree_dotfile(e.name, e.name_len);
+		struct dotfile *d;
+		size_t w = which - 1;
+
+		if (which == FGIT_DOTFILE_NONE || e.mode == FGIT_MODE_LINK ||
+		    fgit_oidmap_get(&u->dotfiles[w], &e.oid))
+			continue;
+		if (u->nr_dotfiles[w] == u->alloc_dotfiles[w]) {
+			size_t na = u->alloc_dotfiles[w] ? 2 * u->alloc_dotfiles[w] : 8;
+			struct dotfile **nl = realloc(u->dotfile_list[w], na * sizeof(*nl));
+			if (!nl)
+				return fgit_error_set(FGIT_ENOMEM, "out of memory");
+			u->dotfile_list[w] = nl;
+			u->alloc_dotfiles[w] = na;
+		}
+		d = malloc(sizeof(*d));
+		if (!d)
+			return fgit_error_set(FGIT_ENOMEM, "out of memory");
+		d->oid = e.oid;
+		fgit_oidmap_put(&u->dotfiles[w], d, &err);
+		if (err) {
+			free(d);
+			return fgit_error_set(FGIT_ENOMEM, "out of memory");
+		}
+		u->dotfile_list[w][u->nr_dotfiles[w]++] = d;
+	}
+	return r < 0 ? r : 0;
+}
+
+/* git's fsck_finish: the noted .gitmodules, then .gitattributes blobs. */
+static int check_dotfiles(struct unpacker *u)
+{
+	int w, failed = 0;
+	size_t i;
+
+	for (w = 0; w < 2; w++) {
+		for (i = 0; i < u->nr_dotfiles[w]; i++) {
+			void *data = NULL;
+			size_t size = 0;
+			enum fgit_object_type type = FGIT_OBJ_NONE;
+
+			if (fgit_odb_read(&data, &size, &type, u->opts->odb,
+					  &u->dotfile_list[w][i]->oid))
+				data = NULL;
+			failed |= pack_fsck_dotfile(&u->dotfile_list[w][i]->oid,
+						    (enum fgit_dotfile)(w + 1), type, data, size,
+						    u->opts->error_cb, u->opts->warn_cb,
+						    u->opts->payload);
+			free(data);
+		}
+	}
+	fgit_error_clear();
+	if (failed) {
+		u->res->errors++;
+		return fgit_error_set(FGIT_EINVALID, "fsck error in pack objects");
+	}
+	return 0;
+}
+
+/* fsck's rules on held object k (git's errors and infos), then its links. */
+static int push_frame(struct frame **stack, size_t *depth, size_t *cap, struct unpacker *u,
+		      struct known *k)
+{
+	struct frame *f;
+
+	if (pack_fsck_object(&k->oid, k->type, k->data, k->size, u->algo, u->opts->warn_cb,
+			     u->opts->payload)) {
+		report(u, "%s", fgit_error_last());
+		return fgit_error_set(FGIT_EINVALID, "fsck error in packed object");
+	}
+	if (k->type == FGIT_OBJ_TREE && note_dotfiles(u, k))
+		return -1;
+	if (*depth == *cap) {
+		size_t nc = *cap ? 2 * *cap : 16;
+		struct frame *ns = realloc(*stack, nc * sizeof(*ns));
+		if (!ns)
+			return fgit_error_set(FGIT_ENOMEM, "out of memory");
+		*stack = ns;
+		*cap = nc;
+	}
+	f = &(*stack)[(*depth)++];
+	memset(f, 0, sizeof(*f));
+	f->k = k;
+	k->flags |= K_BUSY;
+	return fgit_object_foreach_link(k->type, k->data, k->size, u->algo, gather, f);
+}
+
+/*
+ * git's write_rest: each held object in pack order, checked with what it
+ * points to, depth first, and written after them.  Iterative: a history
+ * as deep as the pack is long must not exhaust the stack.
+ */
+static int write_rest(struct unpacker *u)
+{
+	struct frame *stack = NULL;
+	size_t depth = 0, cap = 0;
+	char hex[FGIT_MAX_HEXSZ + 1];
+	uint32_t i;
+	int ret = 0;
+
+	for (i = 0; i < u->nr_objs && !ret; i++) {
+		struct known *k = u->objs[i].held;
+		if (!k || (k->flags & K_WRITTEN))
+			continue;
+		ret = push_frame(&stack, &depth, &cap, u, k);
+		while (!ret && depth) {
+			struct frame *f = &stack[depth - 1];
+			struct fgit_object_info info;
+			struct fgit_oid written;
+			struct known *c;
+
+			if (f->next < f->nr) {
+				struct link *l = &f->links[f->next++];
+				if ((ret = lookup(&c, u, &l->oid, l->type)))
+					break;
+				if (!c)
+					f->failed = 1;
+				else if (c->flags & (K_WRITTEN | K_BUSY))
+					;
+				else if (c->flags & K_OPEN)
+					ret = push_frame(&stack, &depth, &cap, u, c);
+				else if (fgit_odb_read_info(&info, u->opts->odb, &c->oid,
+							    FGIT_INFO_TYPE) || info.type != c->type)
+					ret = fgit_error_set(FGIT_EINVALID, "object of unexpected type");
+				else
+					c->flags |= K_WRITTEN;
+				continue;
+			}
+			if (f->failed) {
+				ret = fgit_error_set(FGIT_EINVALID, "Error on reachable objects of %s",
+						     fgit_oid_to_hex(hex, &f->k->oid));
+				break;
+			}
+			if (fgit_odb_write(&written, u->opts->odb, f->k->type, f->k->data,
+					   f->k->size)) {
+				ret = fgit_error_set(FGIT_ERROR, "failed to write object");
+				break;
+			}
+			f->k->flags = (f->k->flags & ~K_BUSY) | K_WRITTEN;
+			free(f->links);
+			depth--;
+		}
+	}
+	while (depth)
+		free(stack[--depth].links);
+	free(stack);
+	return ret;
 }
 
 /*
@@ -298,8 +656,12 @@ static int stream_blob(struct unpacker *u, uint32_t nr, uint64_t size)
 		goto out;
 	}
 	if (lseek(fd, 0, SEEK_SET) < 0 ||
-	    fgit_odb_write_fd(&u->objs[nr].oid, u->opts->odb, FGIT_OBJ_BLOB, fd, size))
+	    fgit_odb_write_fd(&u->objs[nr].oid, u->opts->odb, FGIT_OBJ_BLOB, fd, size)) {
 		ret = fgit_error_set(FGIT_ERROR, "failed to write object in stream");
+		goto out;
+	}
+	if (strict(u) && finish(u, nr, FGIT_OBJ_BLOB, NULL, 0))
+		ret = fgit_error_set(FGIT_EINVALID, "invalid blob object from stream");
 out:
 	if (started)
 		inflateEnd(&zs);
@@ -343,7 +705,7 @@ static int resolve_waiting(struct unpacker *u, uint32_t nr, enum fgit_object_typ
 	int ret = 0;
 
 	if (!u->waiting)
-		return 0;
+		return finish(u, nr, type, data, size);
 	cap = 16;
 	stack = malloc(cap * sizeof(*stack));
 	if (!stack)
@@ -361,9 +723,13 @@ static int resolve_waiting(struct unpacker *u, uint32_t nr, enum fgit_object_typ
 		       w->base_offset != o->offset)
 			pp = &w->next;
 		if (!w) {
+			/* every delta on it applied: git's post-order check */
+			ret = finish(u, l->nr, l->type, l->data, l->size);
 			if (depth > 1)
 				free(l->data);
 			depth--;
+			if (ret)
+				break;
 			continue;
 		}
 		*pp = w->next;
@@ -430,6 +796,7 @@ static int unpack_delta(struct unpacker *u, uint32_t nr, int type, uint64_t size
 	struct fgit_oid base_oid;
 	unsigned char *delta = NULL, *result = NULL;
 	void *base = NULL;
+	struct known *k;
 	enum fgit_object_type base_type;
 	size_t base_size, rsize;
 	char hex[FGIT_MAX_HEXSZ + 1];
@@ -447,7 +814,7 @@ static int unpack_delta(struct unpacker *u, uint32_t nr, int type, uint64_t size
 			free(delta);
 			return 0;
 		}
-		if (fgit_odb_exists(u->opts->odb, &base_oid) != 1)
+		if (fgit_odb_exists(u->opts->odb, &base_oid) != 1 && !held(u, &base_oid))
 			return wait_for_base(u, nr, &base_oid, 0, delta, size);
 	} else {
 		uint64_t rel, base_off, here = u->objs[nr].offset;
@@ -492,6 +859,15 @@ static int unpack_delta(struct unpacker *u, uint32_t nr, int type, uint64_t size
 		/* the base is a delta still waiting, or no entry at all */
 		if (!found)
 			return wait_for_base(u, nr, NULL, base_off, delta, size);
+	}
+	if ((k = held(u, &base_oid))) {
+		/* git's resolve_against_held, before the object database */
+		ret = patch(&result, &rsize, u, k->data, k->size, delta, (size_t)size);
+		free(delta);
+		if (!ret)
+			ret = added(u, nr, k->type, result, rsize);
+		free(result);
+		return ret;
 	}
 	if (fgit_odb_read(&base, &base_size, &base_type, u->opts->odb, &base_oid)) {
 		free(delta);
@@ -582,6 +958,7 @@ static int unpack_all(struct unpacker *u)
 			u->alloc_objs = want;
 		}
 		u->nr_objs = i + 1;
+		u->objs[i].held = NULL;
 		if (unpack_one(u, i))
 			return -1;
 		fgit_progress_set(u->prog, (uint64_t)i + 1);
@@ -621,6 +998,13 @@ int fgit_unpack_stream(struct fgit_unpack_result *out, int fd,
 	memmove(u->win, u->win + u->off, u->len);
 	u->off = 0;
 	fgit_checksum_final(computed, &u->csum);
+	/*
+	 * --strict: held objects are checked and written, then the blobs
+	 * trees name .gitmodules or .gitattributes, before the trailer is
+	 * (git's order).
+	 */
+	if (strict(u) && !dry_run(u) && ((ret = write_rest(u)) || (ret = check_dotfiles(u))))
+		goto out;
 	ret = fill(u, u->rawsz);
 	if (ret)
 		goto out;
@@ -646,6 +1030,20 @@ out:
 		u->waiting = w->next;
 		free(w->delta);
 		free(w);
+	}
+	for (size_t s = 0; s < u->known.cap; s++) {
+		struct known *k = u->known.slots[s];
+		if (k) {
+			free(k->data);
+			free(k);
+		}
+	}
+	fgit_oidmap_release(&u->known);
+	for (int w = 0; w < 2; w++) {
+		for (size_t i = 0; i < u->nr_dotfiles[w]; i++)
+			free(u->dotfile_list[w][i]);
+		free(u->dotfile_list[w]);
+		fgit_oidmap_release(&u->dotfiles[w]);
 	}
 	free(u->objs);
 	free(u);

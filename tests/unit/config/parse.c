@@ -143,3 +143,26 @@ TEST(config, set_in_file)
 	CHECK_MSG(!strcmp(buf, "[core]\n\tbare = true\n\tfilemode = true\n# keep me\n[user]\n\tname = A\n"
 			  "[remote \"o\\\"x\"]\n\turl = \" sp;ace \"\n"), "%s", buf);
 }
+
+static int collect(const char *key, const char *value, void *payload)
+{
+	char *out = payload;
+	size_t n = strlen(out);
+	snprintf(out + n, 256 - n, "%s=%s;", key, value ? value : "(null)");
+	return !strcmp(key, "stop.here") ? 7 : 0;
+}
+
+TEST(config, parse_buffer_without_includes)
+{
+	const char *text = "[include]\n\tpath = /etc/passwd\n[Submodule \"A b\"]\n\tURL = x\n\tbare\n";
+	char out[256] = "";
+	CHECK(fgit_config_parse_buffer(text, strlen(text), collect, out) == 0);
+	CHECK_MSG(!strcmp(out, "include.path=/etc/passwd;submodule.A b.url=x;submodule.A b.bare=(null);"),
+		  "%s", out);
+	out[0] = 0;
+	CHECK(fgit_config_parse_buffer("[a]\nb = 1\n[bad\n", 15, collect, out) == FGIT_EINVALID);
+	CHECK(!strcmp(out, "a.b=1;") && !strcmp(fgit_error_last(), "bad config line 3"));
+	out[0] = 0;
+	CHECK(fgit_config_parse_buffer("[stop]\nhere\nx.y = 1\n", 20, collect, out) == 7);
+	CHECK(!strcmp(out, "stop.here=(null);"));
+}

@@ -564,12 +564,8 @@ CLI_CMD(commit)
 	commit_index_path = index_path;
 	hook_index = index_path = git_path_for_hooks(&s, index_path);
 	if (all) {
-		const char **tracked;
-		size_t nt;
-		if (fgit_add_tracked_paths(&tracked, &nt, idx, NULL, NULL))
+		if (fgit_add_update(idx, NULL, NULL, &ao, NULL) < 0)
 			die_last();
-		update_paths(idx, tracked, nt, &ao);
-		free(tracked);
 		if (fgit_index_write_tree(&tree, NULL, idx, s.odb, 0) < 0)
 			die_last();
 		write_into_lock(idx, lk, &s, &ao.stat);
@@ -615,15 +611,11 @@ CLI_CMD(commit)
 		commit_index_path = hook_index;
 	} else {
 		/* as-is: refresh stat data, write the index now, hooks see it */
-		const char **tracked;
-		size_t nt;
 		struct fgit_index_write_opts wo;
 		int changed = 0;
 		ao.flags |= FGIT_ADD_REFRESH_ONLY;
-		if (fgit_add_tracked_paths(&tracked, &nt, idx, NULL, NULL) ||
-		    fgit_add_paths(idx, tracked, nt, &ao, &changed) < 0)
+		if (fgit_add_update(idx, NULL, NULL, &ao, &changed) < 0)
 			die_last();
-		free(tracked);
 		ao.flags &= ~FGIT_ADD_REFRESH_ONLY;
 		if (fgit_index_write_tree(&tree, &changed, idx, s.odb, 0) < 0) {
 			/* unmerged entries: git says so later; keep going to its message */

@@ -114,6 +114,15 @@ int fgit_add_tracked_paths(const char ***out, size_t *n, const struct fgit_index
 			   const struct fgit_pathspec *ps, unsigned char *seen);
 
 /*
+ * add -u, commit -a: fgit_add_paths() on the paths fgit_add_tracked_paths()
+ * lists, without copying them (a job's path is its entry's while the
+ * entry is in idx).  seen as there; the return value and *changed_out as
+ * fgit_add_paths()'s.
+ */
+int fgit_add_update(struct fgit_index *idx, const struct fgit_pathspec *ps,
+		    unsigned char *seen, const struct fgit_add_options *opts, int *changed_out);
+
+/*
  * Before writing an index: git's racy-git smudging.  Every entry that is
  * not FGIT_ADD_UPTODATE and whose mtime is not older than the index file
  * it was read from, whose stat data still matches its file but whose

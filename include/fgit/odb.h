@@ -146,6 +146,15 @@ int fgit_odb_read_info(struct fgit_object_info *out, struct fgit_odb *odb,
 /* 1 if present, 0 if not. */
 int fgit_odb_exists(struct fgit_odb *odb, const struct fgit_oid *oid);
 /*
+ * fgit_odb_exists() of oids[0..n): found[i] = 1 or 0.  Faster for many
+ * ids than one call each: the packs are locked once, not searched for an
+ * object's offset, and each lookup starts loading the index lines the
+ * next ones need (commit -a checks every blob of the index).
+ * Thread-safe.
+ */
+void fgit_odb_exists_many(struct fgit_odb *odb, const struct fgit_oid *const *oids, size_t n,
+			  unsigned char *found);
+/*
  * The same without looking again (git's OBJECT_INFO_QUICK): the packs
  * known now and each loose fan-out directory as listed the first time it
  * is asked about, so no system call after the first; an object written by

@@ -19,6 +19,10 @@ struct wt {
 	struct fgit_odb *odb;
 	unsigned int flags;
 	int changed;
+	/* scratch for check_blobs(), reused by every directory */
+	const struct fgit_oid **oids;
+	unsigned char *found;
+	size_t oids_alloc;
 };
 
 /* Grow the array *p of *alloc items of size sz so that item nr fits. */
@@ -34,6 +38,46 @@ static int room_for_one(void **p, size_t *alloc, size_t nr, size_t sz)
 		return fgit_error_set(FGIT_ENOMEM, "out of memory");
 	*p = np;
 	*alloc = na;
+	return 0;
+}
+
+/*
+ * git's "invalid object" check of the files of directory dir (dlen
+ * bytes, ents[0..nent) its entries), after its subdirectories as git
+ * makes it: all the directory's blobs looked up at once, so the lookups
+ * overlap (fgit_odb_exists_many).
+ */
+static int check_blobs(struct wt *w, const struct fgit_tree_entry *ents, size_t nent,
+		       size_t dlen)
+{
+	size_t i, k = 0;
+
+	if (w->flags & FGIT_WRITE_TREE_MISSING_OK)
+		return 0;
+	if (nent > w->oids_alloc) {
+		free(w->oids);
+		free(w->found);
+		w->oids_alloc = 0;
+		w->oids = malloc(nent * sizeof(*w->oids));
+		w->found = malloc(nent);
+		if (!w->oids || !w->found)
+			return fgit_error_set(FGIT_ENOMEM, "out of memory");
+		w->oids_alloc = nent;
+	}
+	for (i = 0; i < nent; i++)
+		if (ents[i].mode != 040000 && ents[i].mode != 0160000)
+			w->oids[k++] = &ents[i].oid;
+	fgit_odb_exists_many(w->odb, w->oids, k, w->found);
+	for (i = 0, k = 0; i < nent; i++) {
+		char hex[FGIT_MAX_HEXSZ + 1];
+
+		if (ents[i].mode == 040000 || ents[i].mode == 0160000 || w->found[k++])
+			continue;
+		/* the entry's name is the tail of its index path */
+		return fgit_error_set(FGIT_EINVALID, "invalid object %06o %s for '%.*s'",
+				      ents[i].mode, fgit_oid_to_hex(hex, &ents[i].oid),
+				      (int)(dlen + ents[i].name_len), ents[i].name - dlen);
+	}
 	return 0;
 }
 
@@ -103,19 +147,14 @@ static int build(struct fgit_oid *out, struct wt *w, const char *dir, size_t dle
 		(*pos)++;
 		if (e->flags & FGIT_INDEX_INTENT_TO_ADD)
 			continue;
-		if (e->mode != 0160000 && !(w->flags & FGIT_WRITE_TREE_MISSING_OK) &&
-		    fgit_odb_exists(w->odb, &e->oid) <= 0) {
-			char hex[FGIT_MAX_HEXSZ + 1];
-			r = fgit_error_set(FGIT_EINVALID, "invalid object %06o %s for '%s'", e->mode,
-					   fgit_oid_to_hex(hex, &e->oid), e->path);
-			goto out;
-		}
 		ents[nent].mode = e->mode;
 		ents[nent].name = rest;
 		ents[nent].name_len = e->path_len - dlen;
 		ents[nent].oid = e->oid;
 		nent++;
 	}
+	if ((r = check_blobs(w, ents, nent, dlen)) < 0)
+		goto out;
 	if (!nent && dlen) {
 		/* nothing to write: no tree for this directory */
 		fgit_oid_zero(out, fgit_index_algo(w->idx));
@@ -141,13 +180,15 @@ out:
 int fgit_index_write_tree(struct fgit_oid *out, int *changed_out, struct fgit_index *idx,
 			  struct fgit_odb *odb, unsigned int flags)
 {
-	struct wt w = { idx, odb, flags, 0 };
+	struct wt w = { idx, odb, flags, 0, NULL, NULL, 0 };
 	size_t pos = 0;
 	int r;
 
 	if ((r = fgit_index_sort(idx)) < 0)
 		return r;
 	r = build(out, &w, "", 0, &pos);
+	free(w.oids);
+	free(w.found);
 	if (changed_out)
 		*changed_out = w.changed;
 	return r;

@@ -373,6 +373,58 @@ static int read_from(void **out, size_t *size, enum fgit_object_type *type,
 }
 
 /*
+ * How many lookups ahead fgit_odb_exists_many() prefetches: enough to
+ * cover a miss to memory with the lookups between.
+ */
+#define PREFETCH_AHEAD 8
+
+/* found[i] = 1 for each oids[i] a pack of odb or of its alternates has. */
+static void packed_many(struct fgit_odb *odb, const struct fgit_oid *const *oids, size_t n,
+			unsigned char *found)
+{
+	struct pack *mp;
+	uint64_t off;
+	uint32_t pos;
+	size_t i, k;
+
+	pthread_rwlock_rdlock(&odb->packs_lock);
+	if (odb->midx)
+		for (i = 0; i < n; i++)
+			if (!found[i] && odb_midx_lookup(&mp, &off, odb, oids[i]))
+				found[i] = 1;
+	for (k = 0; k < odb->npacks; k++) {
+		const struct pack *p = odb->packs[k];
+
+		if (p->in_midx || p->gone)
+			continue;
+		for (i = 0; i < n && i < PREFETCH_AHEAD; i++)
+			pack_prefetch(p, oids[i]);
+		for (i = 0; i < n; i++) {
+			if (i + PREFETCH_AHEAD < n && !found[i + PREFETCH_AHEAD])
+				pack_prefetch(p, oids[i + PREFETCH_AHEAD]);
+			if (!found[i] && pack_find(p, oids[i], &pos))
+				found[i] = 1;
+		}
+	}
+	pthread_rwlock_unlock(&odb->packs_lock);
+	for (k = 0; k < odb->nalts; k++)
+		packed_many(odb->alts[k], oids, n, found);
+}
+
+void fgit_odb_exists_many(struct fgit_odb *odb, const struct fgit_oid *const *oids, size_t n,
+			  unsigned char *found)
+{
+	size_t i;
+
+	memset(found, 0, n);
+	packed_many(odb, oids, n, found);
+	/* loose objects, and packs written since: one at a time */
+	for (i = 0; i < n; i++)
+		if (!found[i])
+			found[i] = fgit_odb_exists(odb, oids[i]) > 0;
+}
+
+/*
  * Every pack (ours and the alternates') before any loose file, as git
  * looks (and as exists_local below): a lookup in a mapped .idx costs no
  * system call, a loose file that is not there one failed open() each.

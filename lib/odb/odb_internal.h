@@ -189,6 +189,8 @@ int pack_entry_raw(struct pack *p, uint64_t off, enum fgit_object_type *type,
 		   uint64_t *size, const unsigned char **zdata, size_t *zavail);
 /* First position >= prefix (for prefix scans). */
 uint32_t pack_lower_bound(const struct pack *p, const struct fgit_oid *oid);
+/* Start loading the index line pack_lower_bound() reads first for oid. */
+void pack_prefetch(const struct pack *p, const struct fgit_oid *oid);
 
 /*
  * Lookup of an id in this odb's packs (not alternates): through the

@@ -256,11 +256,28 @@ static inline int name_before(const struct pack *p, uint32_t i, uint64_t key,
 	return k < key || (k == key && memcmp(name + 8, oid->hash + 8, p->rawsz - 8) < 0);
 }
 
-uint32_t pack_lower_bound(const struct pack *p, const struct fgit_oid *oid)
+/* The fanout's bucket [*lo, *hi) of oid, and where in it to look first. */
+static inline uint32_t first_probe(uint32_t *lo, uint32_t *hi, const struct pack *p,
+				   const struct fgit_oid *oid)
 {
 	unsigned b = oid->hash[0];
-	uint32_t lo = b ? be32(p->fanout + 4 * (b - 1)) : 0;
-	uint32_t hi = be32(p->fanout + 4 * b);
+
+	*lo = b ? be32(p->fanout + 4 * (b - 1)) : 0;
+	*hi = be32(p->fanout + 4 * b);
+	return *lo + (uint32_t)(((uint64_t)be32(oid->hash + 1) * (*hi - *lo)) >> 32);
+}
+
+void pack_prefetch(const struct pack *p, const struct fgit_oid *oid)
+{
+	uint32_t lo, hi, g = first_probe(&lo, &hi, p, oid);
+
+	if (g < p->nr)
+		__builtin_prefetch(p->names + (size_t)g * p->name_stride);
+}
+
+uint32_t pack_lower_bound(const struct pack *p, const struct fgit_oid *oid)
+{
+	uint32_t lo, hi, g = first_probe(&lo, &hi, p, oid);
 	uint64_t key = be64(oid->hash);
 
 	/*
@@ -275,7 +292,6 @@ uint32_t pack_lower_bound(const struct pack *p, const struct fgit_oid *oid)
 	 * only slower.
 	 */
 	if (hi - lo > 16) {
-		uint32_t g = lo + (uint32_t)(((uint64_t)be32(oid->hash + 1) * (hi - lo)) >> 32);
 		uint32_t step = 1, t;
 
 		if (name_before(p, g, key, oid)) {

@@ -644,33 +644,35 @@ static int report_msgs(const struct fgit_add_options *o, struct job *j)
 	return 0;
 }
 
-int fgit_add_paths(struct fgit_index *idx, const char *const *paths, size_t n,
-		   const struct fgit_add_options *o, int *changed_out)
+/*
+ * Run jobs[0..n) (their path, tracked and old set) and apply them to idx;
+ * takes jobs.  A job's path may point into its own index entry (add -u):
+ * it is not used once that entry has been replaced or removed.
+ */
+static int run_jobs(struct fgit_index *idx, struct job *jobs, size_t n,
+		    const struct fgit_add_options *o, int *changed_out)
 {
 	struct run rn;
+	struct fgit_buf gone = FGIT_BUF_INIT;
 	int threads = o->threads, ret = 0, changed = 0, append;
-	size_t i, next;
+	size_t i;
 
 	memset(&rn, 0, sizeof(rn));
 	rn.wdfd = -1;
 	rn.o = o;
 	rn.idx = idx;
 	rn.algo = fgit_index_algo(idx);
-	if (changed_out)
-		*changed_out = 0;
-	if (!n)
-		return 0;
+	rn.jobs = jobs;
 	if (threads <= 0)
 		threads = fgit_online_cpus();
 	/* thread start-up costs more than a few files take */
 	if (n < 16)
 		threads = 1;
-	rn.jobs = calloc(n, sizeof(*rn.jobs));
 	rn.fs = calloc((size_t)threads, sizeof(*rn.fs));
 	rn.data = calloc((size_t)threads, sizeof(*rn.data));
 	rn.conv = calloc((size_t)threads, sizeof(*rn.conv));
 	rn.links = calloc((size_t)threads, sizeof(*rn.links));
-	if (!rn.jobs || !rn.fs || !rn.data || !rn.conv || !rn.links) {
+	if (!rn.fs || !rn.data || !rn.conv || !rn.links) {
 		ret = fgit_error_set(FGIT_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -684,19 +686,6 @@ int fgit_add_paths(struct fgit_index *idx, const char *const *paths, size_t n,
 		fgit_buf_addch(&rn.fs[i], '/');
 	}
 	rn.fs_base = rn.fs[0].len;
-	for (i = 0, next = 0; i < n; i++) {
-		size_t pos;
-		struct job *j = &rn.jobs[i];
-		j->path = paths[i];
-		if (tracked_at(idx, next, paths[i]))
-			pos = next;
-		else if (!fgit_index_find_any_stage(&pos, idx, paths[i], strlen(paths[i])))
-			continue;
-		j->tracked = 1;
-		j->old = fgit_index_get(idx, pos);
-		next = pos + 1;
-	}
-	fgit_error_clear();
 	if (n >= BATCH_MIN)
 		statq_init(&rn, threads);
 	if ((ret = fgit_parallel_for(n, 0, threads, work, &rn)) < 0)
@@ -731,6 +720,10 @@ int fgit_add_paths(struct fgit_index *idx, const char *const *paths, size_t n,
 		case R_REMOVED:
 			ev = FGIT_ADD_REMOVED;
 			if (!(o->flags & FGIT_ADD_DRY_RUN)) {
+				/* the path may be the removed entry's own */
+				fgit_buf_reset(&gone);
+				fgit_buf_adds(&gone, j->path);
+				j->path = gone.ptr;
 				fgit_index_remove_path(idx, j->path);
 				fgit_error_clear();
 				changed = 1;
@@ -745,6 +738,8 @@ int fgit_add_paths(struct fgit_index *idx, const char *const *paths, size_t n,
 					continue;
 				break;
 			}
+			/* the new entry's path outlives the one it replaces */
+			j->path = j->e->path;
 			if (append) {
 				ret = fgit_index_append(idx, j->e);
 			} else {
@@ -766,16 +761,15 @@ int fgit_add_paths(struct fgit_index *idx, const char *const *paths, size_t n,
 	if (changed_out)
 		*changed_out = changed;
 out:
-	if (rn.jobs) {
-		for (i = 0; i < n; i++) {
-			if (job_failed(&rn.jobs[i]))
-				free(rn.jobs[i].err);
-			else
-				fgit_index_entry_free(rn.jobs[i].e);
-			free(rn.jobs[i].msgs);
-		}
+	for (i = 0; i < n; i++) {
+		if (job_failed(&rn.jobs[i]))
+			free(rn.jobs[i].err);
+		else
+			fgit_index_entry_free(rn.jobs[i].e);
+		free(rn.jobs[i].msgs);
 	}
 	release_workers(&rn, threads);
+	fgit_buf_release(&gone);
 	free(rn.jobs);
 	free(rn.fs);
 	free(rn.data);
@@ -784,53 +778,153 @@ out:
 	return ret;
 }
 
+int fgit_add_paths(struct fgit_index *idx, const char *const *paths, size_t n,
+		   const struct fgit_add_options *o, int *changed_out)
+{
+	struct job *jobs;
+	size_t i, next;
+
+	if (changed_out)
+		*changed_out = 0;
+	if (!n)
+		return 0;
+	if (!(jobs = calloc(n, sizeof(*jobs))))
+		return fgit_error_set(FGIT_ENOMEM, "out of memory");
+	for (i = 0, next = 0; i < n; i++) {
+		size_t pos;
+		struct job *j = &jobs[i];
+		j->path = paths[i];
+		if (tracked_at(idx, next, paths[i]))
+			pos = next;
+		else if (!fgit_index_find_any_stage(&pos, idx, paths[i], strlen(paths[i])))
+			continue;
+		j->tracked = 1;
+		j->old = fgit_index_get(idx, pos);
+		next = pos + 1;
+	}
+	fgit_error_clear();
+	return run_jobs(idx, jobs, n, o, changed_out);
+}
+
+/* Walks the entries add -u takes (tracked_next). */
+struct tracked_iter {
+	const struct fgit_index *idx;
+	size_t pos;
+	const struct fgit_index_entry *last;	/* the one taken before */
+	const struct fgit_pathspec *ps;		/* NULL: every path */
+	unsigned char *seen;			/* per item of ps, or NULL */
+	unsigned char *tmp;			/* scratch as big as seen */
+};
+
+static int tracked_iter_init(struct tracked_iter *it, const struct fgit_index *idx,
+			     const struct fgit_pathspec *ps, unsigned char *seen)
+{
+	size_t np = ps ? fgit_pathspec_count(ps) : 0;
+
+	memset(it, 0, sizeof(*it));
+	it->idx = idx;
+	it->ps = ps;
+	it->seen = seen;
+	if (seen && np && !(it->tmp = calloc(np, 1)))
+		return fgit_error_set(FGIT_ENOMEM, "out of memory");
+	return 0;
+}
+
+/*
+ * The next entry add -u takes: the first stage of its path, matching ps
+ * (seen[k] set for each item k that matched), not skip-worktree.  NULL
+ * when none is left.
+ */
+static const struct fgit_index_entry *tracked_next(struct tracked_iter *it)
+{
+	size_t n = fgit_index_entrycount(it->idx), np = it->ps ? fgit_pathspec_count(it->ps) : 0;
+
+	while (it->pos < n) {
+		const struct fgit_index_entry *e = fgit_index_get(it->idx, it->pos++);
+
+		/* another stage of the path taken before */
+		if (it->last && it->last->path_len == e->path_len &&
+		    !memcmp(it->last->path, e->path, e->path_len))
+			continue;
+		if (it->ps) {
+			if (it->tmp)
+				memset(it->tmp, 0, np);
+			if (!fgit_pathspec_match(it->ps, e->path, e->path_len, 0, it->tmp))
+				continue;
+			if (it->tmp)
+				for (size_t s = 0; s < np; s++)
+					it->seen[s] |= it->tmp[s];
+		}
+		if (e->flags & FGIT_INDEX_SKIP_WORKTREE)
+			continue;
+		return it->last = e;
+	}
+	return NULL;
+}
+
 int fgit_add_tracked_paths(const char ***out, size_t *nout, const struct fgit_index *idx,
 			   const struct fgit_pathspec *ps, unsigned char *seen)
 {
-	size_t i, n = fgit_index_entrycount(idx), k = 0, bytes = 0, np;
+	size_t i, n = fgit_index_entrycount(idx), k = 0, bytes = 0;
+	const struct fgit_index_entry *e;
+	struct tracked_iter it;
 	const char **list;
 	char *p;
-	unsigned char *tmp = NULL;
 
-	np = ps ? fgit_pathspec_count(ps) : 0;
-	if (seen && np && !(tmp = calloc(np, 1)))
-		return fgit_error_set(FGIT_ENOMEM, "out of memory");
+	if (tracked_iter_init(&it, idx, ps, seen))
+		return -1;
 	for (i = 0; i < n; i++)
 		bytes += fgit_index_get(idx, i)->path_len + 1;
 	if (n > (SIZE_MAX - bytes) / sizeof(*list) - 1) {
-		free(tmp);
+		free(it.tmp);
 		return fgit_error_set(FGIT_ENOMEM, "out of memory");
 	}
 	list = malloc((n + 1) * sizeof(*list) + bytes);
 	if (!list) {
-		free(tmp);
+		free(it.tmp);
 		return fgit_error_set(FGIT_ENOMEM, "out of memory");
 	}
 	p = (char *)(list + n + 1);
-	for (i = 0; i < n; i++) {
-		const struct fgit_index_entry *e = fgit_index_get(idx, i);
-		if (k && !strcmp(list[k - 1], e->path))
-			continue;	/* another stage of the same path */
-		if (ps) {
-			if (tmp)
-				memset(tmp, 0, np);
-			if (!fgit_pathspec_match(ps, e->path, e->path_len, 0, tmp))
-				continue;
-			if (tmp)
-				for (size_t s = 0; s < np; s++)
-					seen[s] |= tmp[s];
-		}
-		if (e->flags & FGIT_INDEX_SKIP_WORKTREE)
-			continue;
+	while ((e = tracked_next(&it))) {
 		memcpy(p, e->path, e->path_len + 1);
 		list[k++] = p;
 		p += e->path_len + 1;
 	}
 	list[k] = NULL;
-	free(tmp);
+	free(it.tmp);
 	*out = list;
 	*nout = k;
 	return 0;
+}
+
+int fgit_add_update(struct fgit_index *idx, const struct fgit_pathspec *ps,
+		    unsigned char *seen, const struct fgit_add_options *o, int *changed_out)
+{
+	size_t n = fgit_index_entrycount(idx), k = 0;
+	const struct fgit_index_entry *e;
+	struct tracked_iter it;
+	struct job *jobs;
+
+	if (changed_out)
+		*changed_out = 0;
+	if (tracked_iter_init(&it, idx, ps, seen))
+		return -1;
+	if (!n || !(jobs = calloc(n, sizeof(*jobs)))) {
+		free(it.tmp);
+		return n ? fgit_error_set(FGIT_ENOMEM, "out of memory") : 0;
+	}
+	while ((e = tracked_next(&it))) {
+		struct job *j = &jobs[k++];
+		j->old = e;
+		j->path = e->path;
+		j->tracked = 1;
+	}
+	free(it.tmp);
+	if (!k) {
+		free(jobs);
+		return 0;
+	}
+	return run_jobs(idx, jobs, k, o, changed_out);
 }
 
 size_t fgit_add_smudge_racy(struct fgit_index *idx, const char *workdir,

@@ -35,6 +35,25 @@ test_expect_success 'write-tree with a missing object' '
 	compare_write setup_missing write-tree && cmp "$CMP/git.err" "$CMP/fgit.err" &&
 	compare_write setup_missing write-tree --missing-ok'
 
+# git checks a directory's subdirectories before its own files: d/a is
+# missing too, but git names d/e/missing; f/ holds 40 files, one missing
+# among them, so several lookups run ahead of each other.
+setup_missing2()
+{
+	setup_repo && git update-index --add --cacheinfo 100644,2222222222222222222222222222222222222222,d/a &&
+	git update-index --add --cacheinfo 100644,3333333333333333333333333333333333333333,d/e/missing &&
+	for i in $(seq 10 49); do echo $i >f/n$i; done && git add f &&
+	git update-index --add --cacheinfo 100644,4444444444444444444444444444444444444444,f/n25x
+}
+setup_missing3()
+{
+	setup_missing2 && git update-index --force-remove d/a d/e/missing
+}
+test_expect_success 'write-tree with missing objects: the same one named' '
+	compare_write setup_missing2 write-tree && cmp "$CMP/git.err" "$CMP/fgit.err" &&
+	compare_write setup_missing3 write-tree && cmp "$CMP/git.err" "$CMP/fgit.err" &&
+	compare_write setup_missing2 write-tree --missing-ok'
+
 setup_unmerged()
 {
 	git init -q . && echo a >a && git add a && git commit -q -m1 && git checkout -q -b side &&

@@ -220,8 +220,12 @@ static int collect_packs(struct wctx *c)
 		}
 		fgit_buf_setlen(&path, base);
 		fgit_buf_adds(&path, de->d_name);
-		if (fgit_pack_idx_open(&idx, path.ptr, o->algo) < 0) {
+		if ((r = fgit_pack_idx_open(&idx, path.ptr, o->algo)) < 0) {
+			/* git says why a file it could open is not an index */
+			if (r == FGIT_EINVALID)
+				report_last(o, c->objdir);
 			fgit_error_clear();
+			r = 0;
 			report(o, 0, "failed to open pack-index '%s/pack/%s'", disp(o, c->objdir),
 			       de->d_name);
 			continue;

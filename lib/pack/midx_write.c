@@ -668,6 +668,73 @@ static int types_chunk(size_t begin, size_t end, int worker, void *payload)
 }
 
 /*
+ * git's --refs-snapshot: lines "[+]<hex id>" (a CR before the newline is
+ * dropped) naming the commits to prefer, in *out (malloc'd, *n of them).
+ * Errors are git's fatal lines; a file that opens but cannot be read (a
+ * directory) names no commit, as for git.
+ */
+static int read_refs_snapshot(struct fgit_oid **out, size_t *n, const char *path,
+			      const struct fgit_midx_options *o)
+{
+	struct fgit_buf b = FGIT_BUF_INIT;
+	struct fgit_oid *v = NULL;
+	size_t hexsz = fgit_hash_hexsz(o->algo), nv = 0;
+	char *p, *end;
+	int fd, r = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return fgit_error_set(FGIT_ERROR, "could not open '%s' for reading: %s", path,
+				      strerror(errno));
+	if (fgit_buf_read_fd(&b, fd, 0) < 0) {
+		fgit_error_clear();
+		fgit_buf_reset(&b);
+	}
+	close(fd);
+	if (!(v = malloc((b.len / (hexsz + 1) + 1) * sizeof(*v)))) {
+		r = fgit_error_set(FGIT_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (p = b.ptr, end = p + b.len; p < end;) {
+		char *nl = memchr(p, '\n', (size_t)(end - p)), *hex = p;
+		struct fgit_object_info info;
+		char buf[FGIT_MAX_HEXSZ + 1];
+
+		if (!nl)
+			nl = end;
+		if (nl > p && nl[-1] == '\r')
+			nl[-1] = 0;
+		*nl = 0;
+		if (*hex == '+')
+			hex++;
+		if (strlen(hex) < hexsz || fgit_oid_from_hex(&v[nv], hex, o->algo) < 0) {
+			fgit_error_clear();
+			r = fgit_error_set(FGIT_EINVALID, "could not parse line: %s", p);
+			goto out;
+		}
+		if (hex[hexsz]) {
+			r = fgit_error_set(FGIT_EINVALID, "malformed line: %s", p);
+			goto out;
+		}
+		if (fgit_odb_read_info(&info, o->odb, &v[nv], FGIT_INFO_TYPE) < 0) {
+			fgit_error_clear();
+			r = fgit_error_set(FGIT_EINVALID, "unable to parse object: %s",
+					   fgit_oid_to_hex(buf, &v[nv]));
+			goto out;
+		}
+		nv++;
+		p = nl + 1;
+	}
+	*out = v;
+	*n = nv;
+	v = NULL;
+out:
+	free(v);
+	fgit_buf_release(&b);
+	return r;
+}
+
+/*
  * The .bitmap of the midx whose checksum is sum, its objects e in the
  * pseudo-pack order given, appended to out.
  *
@@ -679,7 +746,7 @@ static int types_chunk(size_t begin, size_t end, int worker, void *payload)
  */
 static int midx_bitmap(struct fgit_buf *out, const struct fgit_midx_options *o,
 		       const struct entry *e, const uint32_t *order, size_t ne,
-		       const unsigned char *sum)
+		       const unsigned char *sum, const struct fgit_oid *tips, size_t ntips)
 {
 	struct bitmap_src src;
 	struct types_ctx t;
@@ -725,6 +792,8 @@ static int midx_bitmap(struct fgit_buf *out, const struct fgit_midx_options *o,
 	src.type = type;
 	src.name_hash = hash;
 	src.select_meter = 0;
+	src.tips = tips;
+	src.ntips = ntips;
 	r = pack_bitmap_write(out, &src, o->odb, o->refdb, nthreads, o->progress_fd);
 out:
 	free(oid);
@@ -879,6 +948,8 @@ static int write_internal(const char *objdir, const struct fgit_midx_options *o,
 	struct fgit_lockfile *lk = NULL;
 	struct pinfo **sorted = NULL;
 	struct entry *e = NULL;
+	struct fgit_oid *tips = NULL;
+	size_t ntips = 0;
 	uint32_t *perm = NULL, *order = NULL, live = 0;
 	unsigned char sum[FGIT_MAX_RAWSZ];
 	size_t bm_base = 0;
@@ -1032,11 +1103,17 @@ static int write_internal(const char *objdir, const struct fgit_midx_options *o,
 		goto out;
 	}
 	/* the bitmap is in place before the midx it belongs to; when it cannot
-	 * be built, git keeps the old midx and exits 1 */
+	 * be built, git keeps the old midx and exits 1 (but dies of a bad
+	 * refs snapshot) */
+	if (order && o->refs_snapshot &&
+	    (r = read_refs_snapshot(&tips, &ntips, o->refs_snapshot, o)) < 0) {
+		fgit_lockfile_rollback(lk);
+		goto out;
+	}
 	if (order) {
 		if ((r = fgit_buf_addf(&bm_path, "%s/pack/", objdir)) < 0 ||
 		    (bm_base = bm_path.len, r = bitmap_name(&bm_path, sum, o->algo)) < 0 ||
-		    (r = midx_bitmap(&bm, o, e, order, g.nr, sum)) < 0 ||
+		    (r = midx_bitmap(&bm, o, e, order, g.nr, sum, tips, ntips)) < 0 ||
 		    (r = fgit_pack_write_file(bm_path.ptr, bm.ptr, bm.len, 0444)) < 0) {
 			fgit_lockfile_rollback(lk);
 			if (r == FGIT_ENOMEM)
@@ -1055,6 +1132,7 @@ static int write_internal(const char *objdir, const struct fgit_midx_options *o,
 	r = 0;
 out:
 	free(e);
+	free(tips);
 	free(order);
 	fgit_buf_release(&bm);
 	fgit_buf_release(&bm_path);

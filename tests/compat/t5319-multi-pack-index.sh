@@ -255,9 +255,23 @@ test_expect_success 'write --bitmap over packs missing a parent: warning, error,
 	cmp g/.git/objects/pack/multi-pack-index f/.git/objects/pack/multi-pack-index &&
 	! ls f/.git/objects/pack/*.bitmap 2>/dev/null
 '
-test_expect_success 'write --refs-snapshot: not built, refused (129)' '
-	(cd base && "$FGIT" multi-pack-index write --bitmap --refs-snapshot=x 2>"$TRASH/err"; test $? = 129) &&
-	grep -q refs-snapshot "$TRASH/err"
+test_expect_success 'write --bitmap --refs-snapshot: preferred tips, a bitmap git verifies' '
+	midx_both "git rev-parse HEAD~3 | sed s/^/+/ >snap && git rev-parse HEAD HEAD:f1 >>snap" \
+		multi-pack-index write --bitmap --refs-snapshot=snap && bitmap_ok f &&
+	midx_both "printf \"%s\\r\\n\" \$(git rev-parse HEAD~1) >snap" \
+		multi-pack-index write --bitmap --refs-snapshot=snap && bitmap_ok f &&
+	midx_both ": >snap" multi-pack-index write --bitmap --refs-snapshot=snap && bitmap_ok f &&
+	midx_both "git multi-pack-index write --bitmap" \
+		multi-pack-index write --bitmap --refs-snapshot=nonexistent &&
+	midx_both : multi-pack-index write --refs-snapshot=nonexistent
+'
+test_expect_success 'write --bitmap --refs-snapshot: git'"'"'s fatal lines, no midx' '
+	midx_both : multi-pack-index write --bitmap --refs-snapshot=nonexistent &&
+	for line in zz + "++\$(git rev-parse HEAD)" "\$(git rev-parse HEAD) x" \
+		1111111111111111111111111111111111111111; do
+		midx_both "git rev-parse HEAD >snap && echo \"$line\" >>snap" \
+			multi-pack-index write --bitmap --refs-snapshot=snap || return 1
+	done
 '
 # repack_both SETUP ARGS...: as midx_both, but packs differ in bytes (delta
 # search), so compare what they hold: the same number of packs, the same

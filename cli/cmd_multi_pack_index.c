@@ -109,10 +109,9 @@ static int cmd_write(int argc, const char **argv, struct fgit_midx_options *o)
 
 	if (cli_parse_options(argc, argv, "multi-pack-index write", opts, write_usage, 0))
 		cli_usage_with_options(write_usage, opts, 0);
-	if (snapshot)
-		die_unimplemented("multi-pack-index write", "--refs-snapshot");
 	setup(o, &dir, &display);
 	o->preferred_pack = preferred;
+	o->refs_snapshot = snapshot;
 	if (bitmap) {
 		struct fgit_repo *repo = cli_repo();
 		int v;

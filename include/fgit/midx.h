@@ -109,10 +109,16 @@ struct fgit_midx_options {
 	struct fgit_odb *odb;
 	struct fgit_refdb *refdb;
 	int nthreads;
+	/* write with a bitmap: git's --refs-snapshot, a file of lines
+	 * "[+]<hex id>" whose commits are preferred instead of refdb's tips
+	 * (NULL: none).  Read once the midx is decided on, as git reads it;
+	 * an unreadable file, a bad line or a missing object is an error
+	 * worded as git's fatal line. */
+	const char *refs_snapshot;
 };
 #define FGIT_MIDX_OPTIONS_VERSION 1
 #define FGIT_MIDX_OPTIONS_INIT { FGIT_MIDX_OPTIONS_VERSION, 1, NULL, NULL, NULL, 0, -1, NULL, \
-				 NULL, 0, 1, NULL, NULL, 0 }
+				 NULL, 0, 1, NULL, NULL, 0, NULL }
 
 /*
  * `git multi-pack-index write` over objects_dir/pack: the same bytes git

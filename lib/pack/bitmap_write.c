@@ -773,8 +773,13 @@ int pack_bitmap_write_reusing(struct fgit_buf *out, const struct bitmap_src *s,
 		ret = w.failed ? report(&w) : ret;
 		goto out;
 	}
-	if (refdb && (ret = fgit_refdb_foreach(refdb, "refs/", tip_cb, &w)) < 0)
+	if (s->tips) {
+		size_t k;
+		for (k = 0; k < s->ntips; k++)
+			tip_cb(NULL, &s->tips[k], 0, &w);
+	} else if (refdb && (ret = fgit_refdb_foreach(refdb, "refs/", tip_cb, &w)) < 0) {
 		goto out;
+	}
 	if ((ret = select_commits(&sel, &nsel, &w)) < 0)
 		goto out;
 	fgit_progress_set(prog, w.nc);

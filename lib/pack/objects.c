@@ -1368,6 +1368,8 @@ int fgit_packer_write_bitmap(struct fgit_packer *pk, const char *base_name, cons
 		goto out;
 	}
 	s.select_meter = 1;
+	s.tips = NULL;
+	s.ntips = 0;
 	ret = pack_bitmap_write_reusing(&out, &s, old, pk->odb, refdb, pk->o.nthreads,
 					pk->o.progress ? pk->o.progress_fd : -1);
 	if (ret < 0)

@@ -84,11 +84,16 @@ struct bitmap_src {
 	const uint32_t *name_hash;	/* NULL: no name-hash cache */
 	int select_meter;		/* "Selecting bitmap commits" too (git
 					 * shows it for packs, not for a midx) */
+	/* the commits preferred when selecting, instead of the refs' (NULL:
+	 * the refs of refdb); objects not among the nr are passed over */
+	const struct fgit_oid *tips;
+	size_t ntips;
 };
 /*
  * The .bitmap for these objects, appended to out: every object a commit
  * reaches must be among them (else an error naming the missing one).
- * Commits refs point to (refdb; NULL: none) are preferred when selecting.
+ * Commits refs point to (refdb; NULL: none), or s->tips, are preferred
+ * when selecting.
  * Meters "Selecting bitmap commits" and "Building bitmaps" on progress_fd
  * (-1: none).
  */

@@ -20,14 +20,14 @@ git init -q base && (
 	done
 ) || exit 1
 
-# copies_run SETUP ARGS...: copy base to g/ and f/, run SETUP in each (a
+# copies_run SETUP ARGS...: copy base (or $MIDX_BASE) to g/ and f/, run SETUP in each (a
 # shell snippet), then git ARGS in g and fgit ARGS in f (stdin from
 # $MIDX_STDIN if set); same stdout and exit code.
 copies_run()
 {
 	_s=$1; shift
 	for d in g f; do
-		rm -rf "$TRASH/$d" && cp -a "$TRASH/base" "$TRASH/$d" &&
+		rm -rf "$TRASH/$d" && cp -a "$TRASH/${MIDX_BASE:-base}" "$TRASH/$d" &&
 		(cd "$TRASH/$d" && eval "$_s") >/dev/null 2>&1 || { echo "setup failed"; return 1; }
 	done
 	g_rc=0; (cd "$TRASH/g" && git "$@" <"${MIDX_STDIN:-/dev/null}" >"$CMP/git.out" \
@@ -66,6 +66,61 @@ first_pack() { ls .git/objects/pack/*.pack | head -${1:-1} | tail -1 | xargs bas
 
 test_expect_success 'write over six packs with duplicates: identical midx' '
 	midx_both : multi-pack-index write
+'
+# Offsets past 2 GiB and 4 GiB need packs that big, so these .idx files
+# are made by hand (names are SHA-1s of counters, copies shared between
+# packs), each beside an empty .pack: writing a midx reads only the .idx.
+git init -q big && python3 - big/.git/objects/pack <<\PYEOF || exit 1
+import hashlib, os, struct, sys, zlib
+def idx(name, objs):
+    objs = sorted(objs)
+    out = bytearray(b"\377tOc" + struct.pack(">I", 2))
+    fan = [0] * 256
+    for n, _ in objs:
+        fan[n[0]] += 1
+    total = 0
+    for c in fan:
+        total += c
+        out += struct.pack(">I", total)
+    for n, _ in objs:
+        out += n
+    for n, _ in objs:
+        out += struct.pack(">I", zlib.crc32(n))
+    large = []
+    for _, off in objs:
+        if off < 1 << 31:
+            out += struct.pack(">I", off)
+        else:
+            out += struct.pack(">I", 0x80000000 | len(large))
+            large.append(off)
+    for off in large:
+        out += struct.pack(">Q", off)
+    out += hashlib.sha1(name.encode()).digest()
+    out += hashlib.sha1(out).digest()
+    base = os.path.join(sys.argv[1], "pack-" + hashlib.sha1(name.encode()).hexdigest())
+    open(base + ".idx", "wb").write(out)
+    open(base + ".pack", "wb").close()
+oid = lambda i: hashlib.sha1(b"obj %d" % i).digest()
+idx("small", [(oid(i), 12 + 100 * i) for i in range(0, 300)])
+# the first entry of a pack is at 12: a .idx cannot have only large offsets
+idx("2g", [(oid(i), 12 if i == 200 else (1 << 31) + 37 * i) for i in range(200, 500)])
+idx("5g", [(oid(i), 12 if i == 450 else (5 << 30) + 41 * i) for i in range(450, 700)])
+PYEOF
+(cd big/.git/objects/pack && n=0 && for p in *.pack; do
+	n=$((n + 1)); touch -d "2020-02-0$n 00:00:00" $p; done) || exit 1
+test_expect_success 'offsets over 31 and 32 bits (LOFF), with and without an old midx' '
+	MIDX_BASE=big midx_both "rm .git/objects/pack/pack-\$(echo -n 5g | sha1sum | cut -c1-40).*" \
+		multi-pack-index write &&
+	MIDX_BASE=big midx_both : multi-pack-index write &&
+	MIDX_BASE=big midx_both "echo pack-\$(echo -n small | sha1sum | cut -c1-40).idx | git multi-pack-index write --stdin-packs" \
+		multi-pack-index write &&
+	MIDX_BASE=big midx_both "git multi-pack-index write" \
+		multi-pack-index write --preferred-pack=pack-$(echo -n 2g | sha1sum | cut -c1-40).pack
+'
+test_expect_success 'broken .idx files: git'"'"'s error, then its warning' '
+	MIDX_BASE=big midx_both "cd .git/objects/pack && printf \"\\377tOc\" >pack-a.idx && touch pack-a.pack &&
+		head -c 3000 \$(ls *.idx | tail -1) >pack-b.idx && touch pack-b.pack" \
+		multi-pack-index write
 '
 test_expect_success 'write --no-progress and --progress (delayed meters stay quiet)' '
 	midx_both : multi-pack-index write --no-progress &&
@@ -200,9 +255,23 @@ test_expect_success 'write --bitmap over packs missing a parent: warning, error,
 	cmp g/.git/objects/pack/multi-pack-index f/.git/objects/pack/multi-pack-index &&
 	! ls f/.git/objects/pack/*.bitmap 2>/dev/null
 '
-test_expect_success 'write --refs-snapshot: not built, refused (129)' '
-	(cd base && "$FGIT" multi-pack-index write --bitmap --refs-snapshot=x 2>"$TRASH/err"; test $? = 129) &&
-	grep -q refs-snapshot "$TRASH/err"
+test_expect_success 'write --bitmap --refs-snapshot: preferred tips, a bitmap git verifies' '
+	midx_both "git rev-parse HEAD~3 | sed s/^/+/ >snap && git rev-parse HEAD HEAD:f1 >>snap" \
+		multi-pack-index write --bitmap --refs-snapshot=snap && bitmap_ok f &&
+	midx_both "printf \"%s\\r\\n\" \$(git rev-parse HEAD~1) >snap" \
+		multi-pack-index write --bitmap --refs-snapshot=snap && bitmap_ok f &&
+	midx_both ": >snap" multi-pack-index write --bitmap --refs-snapshot=snap && bitmap_ok f &&
+	midx_both "git multi-pack-index write --bitmap" \
+		multi-pack-index write --bitmap --refs-snapshot=nonexistent &&
+	midx_both : multi-pack-index write --refs-snapshot=nonexistent
+'
+test_expect_success 'write --bitmap --refs-snapshot: git'"'"'s fatal lines, no midx' '
+	midx_both : multi-pack-index write --bitmap --refs-snapshot=nonexistent &&
+	for line in zz + "++\$(git rev-parse HEAD)" "\$(git rev-parse HEAD) x" \
+		1111111111111111111111111111111111111111; do
+		midx_both "git rev-parse HEAD >snap && echo \"$line\" >>snap" \
+			multi-pack-index write --bitmap --refs-snapshot=snap || return 1
+	done
 '
 # repack_both SETUP ARGS...: as midx_both, but packs differ in bytes (delta
 # search), so compare what they hold: the same number of packs, the same

@@ -479,7 +479,18 @@ struct slot {
 	unsigned char *data;
 	struct delta_index *index;
 	size_t mem;
+	uint32_t *sketch;		/* delta_sketch of data, once read */
+	uint32_t nsketch;
+	int sketched;			/* 0 not yet, 1 done, -1 none (no memory) */
 };
+
+/*
+ * A target with at least this many fingerprints and none in common with
+ * a source is not tried against it (delta_create.c says why).  Trees on
+ * the 5-pack history: 1 lost 1,836 deltas of 27k, 4 lost 197, 8 lost 36
+ * (23 KB of targets) and still ruled out 99 MB of the 207 MB that failed.
+ */
+#define SKETCH_MIN 8
 
 static int cmp_delta_list(const void *a, const void *b, void *arg)
 {
@@ -502,9 +513,12 @@ static void slot_free(struct slot *s, size_t *mem)
 {
 	free(s->data);
 	delta_index_free(s->index);
+	free(s->sketch);
 	*mem -= s->mem;
 	s->data = NULL;
 	s->index = NULL;
+	s->sketch = NULL;
+	s->sketched = 0;
 	s->mem = 0;
 	s->e = NONE;
 }
@@ -538,6 +552,20 @@ static int load_data(unsigned char **out, struct fgit_packer *pk, struct entry *
 	}
 	*out = buf;
 	return 0;
+}
+
+/* The slot's sketch: 0, or -1 if there is none (out of memory: no filter). */
+static int sketch(struct slot *s, size_t len, size_t *mem)
+{
+	if (!s->sketched) {
+		s->sketched = -1;
+		if (delta_sketch(&s->sketch, &s->nsketch, s->data, len) == 0) {
+			s->sketched = 1;
+			s->mem += (size_t)s->nsketch * sizeof(*s->sketch);
+			*mem += (size_t)s->nsketch * sizeof(*s->sketch);
+		}
+	}
+	return s->sketched > 0 ? 0 : -1;
 }
 
 /* git's try_delta: -1 different type (stop), 0 nothing better, 1 better,
@@ -587,6 +615,10 @@ static int try_delta(struct fgit_packer *pk, struct slot *trg, struct slot *src,
 		src->mem += se->size;
 		*mem += se->size;
 	}
+	if (!sketch(trg, te->size, mem) && !sketch(src, se->size, mem) &&
+	    trg->nsketch >= SKETCH_MIN &&
+	    !delta_sketch_overlap(trg->sketch, trg->nsketch, src->sketch, src->nsketch))
+		return 0;
 	if (!src->index) {
 		src->index = delta_index_new(src->data, se->size);
 		if (!src->index)

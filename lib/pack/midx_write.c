@@ -1608,6 +1608,10 @@ int fgit_midx_repack(const char *objdir, struct fgit_odb *odb, uint64_t batch_si
 		if (stats)
 			fgit_packer_stats(stats, packer);
 	}
+	/* the packer's entries are no longer needed: not held through the
+	 * midx write */
+	fgit_packer_free(packer);
+	packer = NULL;
 	fgit_midx_free(m);
 	m = NULL;
 	r = write_internal(objdir, o, NULL, 0);

@@ -21,6 +21,14 @@ size_t delta_index_size(const struct delta_index *ix);
  */
 int delta_create(unsigned char **out, size_t *out_len, const struct delta_index *ix,
 		 const void *trg, size_t trg_len, size_t max_size);
+/*
+ * The sketch of buf: its content-defined fingerprints (about one per 64
+ * bytes), sorted and unique, in *out (malloc'd, *out_n of them); -1 if
+ * out of memory.  Thread-safe.
+ */
+int delta_sketch(uint32_t **out, uint32_t *out_n, const void *buf, size_t len);
+/* 1 if two sketches share a fingerprint. */
+int delta_sketch_overlap(const uint32_t *a, uint32_t na, const uint32_t *b, uint32_t nb);
 
 /* ---- shared by the indexer and the sequential unpacker (indexer.c) ---- */
 /* git's words for a zlib status ("data stream error"). */

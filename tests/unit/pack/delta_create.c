@@ -110,3 +110,49 @@ TEST(delta_create, edge_cases)
 	memcpy(b + 5000, a, 100000);				/* moved block */
 	CHECK(roundtrip(a, sizeof(a), b, sizeof(b), 0));
 }
+
+static int sketch_overlap(const unsigned char *a, size_t an, const unsigned char *b, size_t bn,
+			  uint32_t *na_out)
+{
+	uint32_t *sa, *sb, na, nb, i;
+	int r;
+	if (delta_sketch(&sa, &na, a, an) < 0 || delta_sketch(&sb, &nb, b, bn) < 0)
+		return -1;
+	for (i = 1; i < na; i++)
+		if (sa[i - 1] >= sa[i])
+			return -1;	/* not sorted and unique */
+	r = delta_sketch_overlap(sa, na, sb, nb);
+	if (r != delta_sketch_overlap(sb, nb, sa, na))
+		r = -1;
+	*na_out = na;
+	free(sa);
+	free(sb);
+	return r;
+}
+
+/* Related buffers (edits, a shift, a part) share fingerprints; unrelated
+ * random ones of the same length do not; the same bytes give the same set. */
+TEST(delta_create, sketches)
+{
+	static unsigned char a[100000], b[200200];
+	uint32_t n = 0;
+	size_t bn;
+	int t;
+
+	for (t = 0; t < 20; t++) {
+		fill(a, sizeof(a), t & 1);
+		bn = mutate(b, sizeof(b), a, sizeof(a));
+		CHECK_MSG(sketch_overlap(b, bn, a, sizeof(a), &n) == 1, "edited, case %d", t);
+		CHECK_MSG(n > sizeof(a) / 256, "case %d: %u fingerprints", t, n);
+		memmove(b + 7, a, sizeof(a));
+		CHECK_MSG(sketch_overlap(b, sizeof(a) + 7, a, sizeof(a), &n) == 1, "shifted, case %d", t);
+		CHECK_MSG(sketch_overlap(a + 50000, 1000, a, sizeof(a), &n) == 1, "part, case %d", t);
+		fill(b, sizeof(a), 0);
+		fill(a, sizeof(a), 0);
+		CHECK_MSG(sketch_overlap(a, sizeof(a), b, sizeof(a), &n) == 0, "unrelated, case %d", t);
+	}
+	CHECK(sketch_overlap(a, 0, a, 0, &n) == 0 && n == 0);
+	CHECK(sketch_overlap(a, 63, a, 63, &n) == 0 && n == 0);	/* shorter than a window */
+	memset(a, 'x', sizeof(a));
+	CHECK(sketch_overlap(a, sizeof(a), a, 5000, &n) >= 0 && n <= 1);	/* one repeated window */
+}

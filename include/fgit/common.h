@@ -56,4 +56,12 @@ void fgit_error_clear(void);
  */
 int fgit_write_all(int fd, const void *data, size_t len);
 
+/*
+ * calloc(n, size) for big arrays: from 1 MiB on, on 2 MiB-aligned memory
+ * advised for transparent huge pages (a fault per 2 MiB instead of per
+ * 4 KiB).  Freed with free().  NULL when out of memory or n * size
+ * overflows.
+ */
+void *fgit_calloc_huge(size_t n, size_t size);
+
 #endif

@@ -820,7 +820,10 @@ static int load_file(struct fgit_index **out, const char *path,
 		goto out;
 	}
 	c.size = (size_t)st.st_size;
-	map = mmap(NULL, c.size, PROT_READ, MAP_PRIVATE, fd, 0);
+	/* every page is read (checksum, entries): mapped in one call rather
+	 * than a fault per 64 KiB (a 100,000-entry index: ~260 faults, each
+	 * ~25 us on this VM) */
+	map = mmap(NULL, c.size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
 	if (map == MAP_FAILED) {
 		ret = fgit_error_errno(FGIT_ERROR, "%s: unable to map index file", path);
 		goto out;

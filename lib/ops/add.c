@@ -788,7 +788,7 @@ int fgit_add_paths(struct fgit_index *idx, const char *const *paths, size_t n,
 		*changed_out = 0;
 	if (!n)
 		return 0;
-	if (!(jobs = calloc(n, sizeof(*jobs))))
+	if (!(jobs = fgit_calloc_huge(n, sizeof(*jobs))))
 		return fgit_error_set(FGIT_ENOMEM, "out of memory");
 	for (i = 0, next = 0; i < n; i++) {
 		size_t pos;
@@ -909,7 +909,7 @@ int fgit_add_update(struct fgit_index *idx, const struct fgit_pathspec *ps,
 		*changed_out = 0;
 	if (tracked_iter_init(&it, idx, ps, seen))
 		return -1;
-	if (!n || !(jobs = calloc(n, sizeof(*jobs)))) {
+	if (!n || !(jobs = fgit_calloc_huge(n, sizeof(*jobs)))) {
 		free(it.tmp);
 		return n ? fgit_error_set(FGIT_ENOMEM, "out of memory") : 0;
 	}

@@ -11,7 +11,10 @@
 # serial runner (unit, tsan, compat; sorted names) as soon as each job and
 # all before it are done, so the output does not depend on the scheduling.
 # The slowest jobs (SLOW, measured one by one on the 2-core VM) start first,
-# so that none of them is left running alone at the end.
+# so that none of them is left running alone at the end.  With
+# FGIT_TEST_TIMES=FILE, each job's wall-clock and CPU (user, sys) seconds
+# go to FILE, slowest first.
+case ${FGIT_TEST_TIMES:-/} in /*) ;; *) FGIT_TEST_TIMES=$(pwd)/$FGIT_TEST_TIMES ;; esac
 cd "$(dirname "$0")/.." || exit 1
 ROOT=$(pwd)
 SLOW="build/tests/hash/sha1dc_ubc tests/compat/t0012-rev-parse-revisions.sh
@@ -45,7 +48,7 @@ echo "$SLOW" | tr ' ' '\n' | awk -v jobs="$logs/jobs" '
 	}' | sort -n -k1,1 -k2,2 | cut -d' ' -f2- >"$logs/start"
 
 export FGIT="$ROOT/fgit" FGIT_TOOLS="$ROOT/build/tools"
-export FGIT_TEST_ONLY="${FGIT_TEST_ONLY:-}"
+export FGIT_TEST_ONLY="${FGIT_TEST_ONLY:-}" FGIT_TEST_TIMES="${FGIT_TEST_TIMES:-}"
 
 # One job: its stdout (and stderr, except for the plain unit tests, whose
 # stderr is shown but not counted, as before) in $logs/<seq>.out; a program
@@ -53,6 +56,7 @@ export FGIT_TEST_ONLY="${FGIT_TEST_ONLY:-}"
 # cannot hide behind PASS lines.  <seq>.rc appears last: the job is done.
 xargs -P "$jobs" -L 1 sh -c '
 	logs=$1 id=$2 kind=$3 t=$4
+	[ -z "$FGIT_TEST_TIMES" ] || start=$(date +%s.%N)
 	case $kind in
 	unit)	"$t" >"$logs/$id.out" 2>"$logs/$id.err" ;;
 	tsan)	"$t" >"$logs/$id.out" 2>&1 ;;
@@ -65,6 +69,9 @@ xargs -P "$jobs" -L 1 sh -c '
 		*)	echo "FAIL $t: exit status $rc" ;;
 		esac >>"$logs/$id.out"
 	fi
+	[ -z "$FGIT_TEST_TIMES" ] || { times >"$logs/$id.tms"; awk -v s="$start" -v e="$(date +%s.%N)" -v t="$t" "
+		function sec(x) { split(x, a, \"m\"); return a[1] * 60 + a[2] }
+		NR == 2 { printf \"%.2f %.2f %.2f %s\\n\", e - s, sec(\$1), sec(\$2), t }" "$logs/$id.tms" >"$logs/$id.time"; }
 	echo $rc >"$logs/$id.rc.tmp" && mv "$logs/$id.rc.tmp" "$logs/$id.rc"
 	exit 0' job "$logs" <"$logs/start" &
 xpid=$!
@@ -95,6 +102,7 @@ while read -r id kind t; do
 	[ -s "$logs/$id.err" ] && cat "$logs/$id.err" >&2
 done <"$logs/jobs"
 wait $xpid
+[ -z "$FGIT_TEST_TIMES" ] || cat "$logs"/*.time | sort -rn >"$FGIT_TEST_TIMES"
 
 pass=$(grep -c '^PASS' "$out")
 fail=$(grep -c '^FAIL' "$out")

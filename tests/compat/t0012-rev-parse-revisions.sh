@@ -43,7 +43,7 @@ compare_fail_or_ok()
 {
 	compare "$@" || return 1
 	[ "$g_rc" = 0 ] && return 0
-	gp=$(head -1 "$CMP/git.err" | cut -d: -f1); fp=$(head -1 "$CMP/fgit.err" | cut -d: -f1)
+	err_prefixes
 	[ "$gp" = "$fp" ] || { echo "stderr prefix for $*: git '$gp' fgit '$fp'"; return 1; }
 }
 

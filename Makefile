@@ -58,14 +58,16 @@ $(B)/tools/%: tests/tools/%.c $(LIBA)
 	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(LIBA) $(LDLIBS)
 
 unit: $(UNIT_BIN)
+unit-mt: $(filter %_mt,$(UNIT_BIN))
 
 test: all $(UNIT_BIN) $(TOOL_BIN) tsan-build
 	@sh tests/run-all.sh
 
 # ThreadSanitizer build of the concurrency unit tests (*_mt.c), kept apart
-# in build/tsan so it never mixes with the normal objects.
+# in build/tsan so it never mixes with the normal objects; only the *_mt
+# programs, the only ones run under it.
 tsan-build:
-	@$(MAKE) -s B=build/tsan LIBA=build/tsan/libfgit.a CFLAGS="-O1 -g -fsanitize=thread" unit
+	@$(MAKE) -s B=build/tsan LIBA=build/tsan/libfgit.a CFLAGS="-O1 -g -fsanitize=thread" unit-mt
 
 tsan: tsan-build
 	@sh tests/run-unit.sh tsan build/tsan/tests
@@ -115,7 +117,7 @@ demo: all
 bench: all
 	@bench/run $(CASES)
 
-.PHONY: fuzz fuzz-run all unit test tsan tsan-build clean install demo bench bench-micro
+.PHONY: fuzz fuzz-run all unit unit-mt test tsan tsan-build clean install demo bench bench-micro
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
 
 # SHA-1 throughput benchmark (bench/RESULTS-hash.md): `make bench-hash`,

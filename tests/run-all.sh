@@ -10,7 +10,7 @@
 # more than one job's worth.  The logs are printed in the fixed order of the
 # serial runner (unit, tsan, compat; sorted names) as soon as each job and
 # all before it are done, so the output does not depend on the scheduling.
-# The slowest jobs (SLOW: 20-110 s of CPU each on the 2-core VM, by
+# The slowest jobs (SLOW: 20-340 s of CPU each on the 2-core VM, by
 # FGIT_TEST_TIMES below; t7065 mostly sleeps) start first, so that none of
 # them is left running alone at the end.  With
 # FGIT_TEST_TIMES=FILE, each job's wall-clock and CPU (user, sys) seconds
@@ -18,10 +18,10 @@
 case ${FGIT_TEST_TIMES:-/} in /*) ;; *) FGIT_TEST_TIMES=$(pwd)/$FGIT_TEST_TIMES ;; esac
 cd "$(dirname "$0")/.." || exit 1
 ROOT=$(pwd)
-SLOW="tests/compat/t5328-unpack-objects.sh tests/compat/t7063-untracked-cache.sh
+SLOW="tests/compat/t6500-gc.sh tests/compat/t5328-unpack-objects.sh tests/compat/t7063-untracked-cache.sh
 tests/compat/t2200-add.sh tests/compat/t3601-rm-symlink.sh
 tests/compat/t0012-rev-parse-revisions.sh tests/compat/t7065-status-slow-untracked.sh
-tests/compat/t5300-index-pack.sh tests/compat/t6500-gc.sh tests/compat/t3020-ls-tree.sh
+tests/compat/t5300-index-pack.sh tests/compat/t3020-ls-tree.sh
 build/tests/hash/sha1dc_ubc tests/compat/t2107-update-index.sh tests/compat/t1410-reflog.sh
 tests/compat/t7501-commit.sh tests/compat/t5319-multi-pack-index.sh
 tests/compat/t5310-bitmaps.sh tests/compat/t3600-rm.sh tests/compat/t1050-corrupt.sh

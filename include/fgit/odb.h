@@ -65,6 +65,14 @@ enum fgit_odb_access {
 	 * core.deltaBaseCacheLimit if lower), as its page faults cost more
 	 * than inflating the bigger bases again. */
 	FGIT_ODB_ACCESS_ONCE_EACH,
+	/* Every packed object read once, in an order unrelated to the packs
+	 * (cat-file --batch-all-objects, sorted by id): each pack's delta
+	 * chains are mapped up front, and the cache keeps the bases with the
+	 * most reads still to come resting on them (reads counted down as
+	 * they are done; a base nobody will need again is dropped at once).
+	 * Reading an object twice, or only some, is allowed: the cache just
+	 * chooses less well. */
+	FGIT_ODB_ACCESS_ALL_BY_ID,
 };
 /* Set before reading (not safe against reads running at the same time);
  * applies to the alternates too. */

@@ -32,6 +32,20 @@ int fgit_ordered_run_window(size_t n, int nthreads, size_t window, size_t slot_s
 			    int (*emit)(size_t i, void *slot, void *payload),
 			    void *payload);
 
+/*
+ * The same, with the memory held by finished items bounded too: work
+ * returns the bytes item i holds until it is emitted, and no new item is
+ * started while those of finished, unemitted items exceed max_bytes (an
+ * item bigger than that still runs).  For results of very different sizes
+ * in an order that mixes them: a window of many items keeps every thread
+ * busy past a slow one, the bound keeps a run of big ones from piling up.
+ */
+int fgit_ordered_run_bytes(size_t n, int nthreads, size_t window, size_t max_bytes,
+			   size_t slot_size,
+			   size_t (*work)(size_t i, void *slot, void *payload),
+			   int (*emit)(size_t i, void *slot, void *payload),
+			   void *payload);
+
 /* Worker threads worth using here: online CPUs (at most 8), or FGIT_THREADS. */
 int fgit_ordered_threads(void);
 

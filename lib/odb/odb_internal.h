@@ -48,6 +48,9 @@ struct pack {
 	 * on demand (FGIT_ODB_ACCESS_ONCE_EACH) */
 	struct pack_bases *_Atomic bases;
 	atomic_int bases_busy;		/* a thread is building bases */
+	/* the delta chains and reads to come (FGIT_ODB_ACCESS_ALL_BY_ID) */
+	struct pack_plan *_Atomic plan;
+	atomic_int plan_busy;		/* a thread is building plan */
 	/* resolved type by entry offset: open addressing, (off << 3) | type */
 	_Atomic uint64_t *_Atomic type_memo;
 	size_t type_memo_mask;
@@ -99,6 +102,7 @@ struct fgit_odb {
 	struct odb_fanout *_Atomic fanout;
 	int keep_bases;			/* objects read whole that are delta bases are cached */
 	int pack_order;			/* FGIT_ODB_ACCESS_PACK_ORDER */
+	int plan_all;			/* FGIT_ODB_ACCESS_ALL_BY_ID */
 };
 
 /* core.deltaBaseCacheLimit, or the default */
@@ -220,6 +224,9 @@ struct odb_cache_entry {
 	size_t size;
 	unsigned char *data;
 	int depth;			/* deltas between it and its chain's base */
+	/* reads to come that rest on it (FGIT_ODB_ACCESS_ALL_BY_ID), or NULL */
+	const _Atomic uint32_t *pending;
+	int rank;			/* which of its shard's lists it is on */
 	atomic_int refs;
 	struct odb_cache_entry *hnext, *lprev, *lnext;
 };
@@ -233,10 +240,17 @@ void odb_cache_set_limit(struct odb_cache *c, size_t limit);
 int odb_cache_keeps(const struct odb_cache *c, size_t size);
 /* A referenced entry or NULL; release with odb_cache_put. */
 struct odb_cache_entry *odb_cache_get(struct odb_cache *c, struct pack *p, uint64_t off);
-/* Add data (ownership moves to the entry); returns a referenced entry. */
+/*
+ * Add data (ownership moves to the entry); returns a referenced entry.
+ * pending (or NULL): the count of reads to come that need the entry; when
+ * the cache is full, an entry with pending is evicted by its worth (reads
+ * to come times chain depth, per byte) rather than least recently used.
+ */
 struct odb_cache_entry *odb_cache_add(struct odb_cache *c, struct pack *p, uint64_t off,
 				      enum fgit_object_type type, unsigned char *data,
-				      size_t size, int depth);
+				      size_t size, int depth, const _Atomic uint32_t *pending);
+/* Drop the entry of (p, off) if cached (readers holding it keep it). */
+void odb_cache_drop(struct odb_cache *c, struct pack *p, uint64_t off);
 void odb_cache_put(struct odb_cache_entry *e);
 /* An entry outside the cache holding data (ownership moves to it, freed on
  * failure), referenced once: a read result handed out as a view. */

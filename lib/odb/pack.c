@@ -150,6 +150,7 @@ void pack_free(struct pack *p)
 	free(p->rev);
 	free((void *)p->type_memo);
 	free(p->bases);
+	free(p->plan);
 	pthread_mutex_destroy(&p->lock);
 	free(p->idx_path);
 	free(p->pack_path);
@@ -612,9 +613,128 @@ static int is_base(struct fgit_odb *odb, struct pack *p, uint64_t off)
 	return b && bsearch(&off, b->off, b->n, sizeof(uint64_t), off_cmp);
 }
 
+/*
+ * FGIT_ODB_ACCESS_ALL_BY_ID: every object is read once, in id order, so
+ * reads land all over the delta forest of each pack.  A cache of least
+ * recently used bases, git's way, keeps chain levels whose deltas have all
+ * been read already and drops bases with thousands of reads still to come.
+ * Knowing what is left to read, the cache can do better: the plan maps
+ * each entry (by its index in offset order) to its base's, and counts
+ * for each entry the reads to come of it and of every entry resting on
+ * it; a read counts its whole chain down, a base whose count reaches zero
+ * leaves the cache at once, and a full cache evicts by worth (cache.c).
+ *
+ * History corpus (507,773 objects, chains up to 50 deep), cat-file
+ * --batch-all-objects --batch with the default 96 MiB cache, modelled
+ * first on the pack's chains (every 8th level cached): least recently
+ * used rebuilt 21.4 GB in 4.1M delta applications, the counts 10.7 GB in
+ * 1.7M; evicting by farthest next use (Belady's, knowing the whole
+ * order) 10.6 GB.
+ */
+struct pack_plan {
+	int32_t *parent;		/* its base's index, or -1 (none, other pack) */
+	_Atomic uint32_t *pending;	/* reads to come of it and what rests on it */
+};
+
+struct plan_fix {
+	uint32_t i;
+	uint32_t n;
+};
+
+static struct pack_plan *pack_plan(struct pack *p)
+{
+	struct pack_plan *pl = atomic_load_explicit(&p->plan, memory_order_acquire);
+	uint32_t *count;
+	struct plan_fix *fix = NULL;
+	size_t nfix = 0, fix_alloc = 0, k;
+	uint32_t i, pos;
+	struct entry e;
+
+	if (pl || atomic_exchange(&p->plan_busy, 1))
+		return pl;
+	if (p->nr > INT32_MAX || pack_ensure_rev(p) < 0)
+		return NULL;	/* plan_busy stays set: not tried again */
+	pl = malloc(sizeof(*pl) + (size_t)p->nr * (sizeof(int32_t) + sizeof(uint32_t)));
+	if (!pl)
+		return NULL;
+	pl->parent = (int32_t *)(pl + 1);
+	count = (uint32_t *)(pl->parent + p->nr);
+	for (i = 0; i < p->nr; i++) {
+		uint64_t off, boff;
+		int64_t b = -1;
+		count[i] = 1;
+		if (pack_offset_at(&off, p, p->rev[i]) < 0 || parse_entry(&e, p, off) < 0) {
+			pl->parent[i] = -1;
+			continue;	/* the read will say what is wrong */
+		}
+		if (e.type == FGIT_OBJ_OFS_DELTA)
+			b = rev_find(p, e.base_off);
+		else if (e.type == FGIT_OBJ_REF_DELTA && pack_find(p, &e.base_oid, &pos) &&
+			 pack_offset_at(&boff, p, pos) == 0)
+			b = rev_find(p, boff);
+		pl->parent[i] = b == i ? -1 : (int32_t)b;
+	}
+	/*
+	 * Totals: a base lies before its deltas (always so for OFS_DELTA), so
+	 * one pass from the end adds each entry's total into its base's.  A
+	 * REF_DELTA on a later entry (a completed thin pack) adds its total,
+	 * as it was before any such fix, to every entry up its chain instead.
+	 */
+	for (i = p->nr; i-- > 0;) {
+		int32_t b = pl->parent[i];
+		if (b < 0)
+			continue;
+		if ((uint32_t)b < i) {
+			count[b] += count[i];
+		} else if (nfix < fix_alloc || (fix = realloc(fix, (fix_alloc = fix_alloc * 2 + 16) *
+							      sizeof(*fix)))) {
+			fix[nfix].i = i;
+			fix[nfix++].n = count[i];
+		}
+	}
+	for (k = 0; k < nfix; k++) {
+		int32_t b = pl->parent[fix[k].i];
+		int hops;
+		for (hops = 0; b >= 0 && hops < ODB_MAX_DELTA_DEPTH; hops++, b = pl->parent[b])
+			count[b] += fix[k].n;
+	}
+	free(fix);
+	pl->pending = (_Atomic uint32_t *)count;
+	atomic_store_explicit(&p->plan, pl, memory_order_release);
+	return pl;
+}
+
+/* The read of entry i is done: count it down its chain; a base no read
+ * to come rests on leaves the cache. */
+static void plan_done(struct fgit_odb *odb, struct pack *p, struct pack_plan *pl, int32_t i)
+{
+	int hops;
+
+	for (hops = 0; i >= 0 && hops < ODB_MAX_DELTA_DEPTH; hops++, i = pl->parent[i]) {
+		uint32_t n = atomic_load_explicit(&pl->pending[i], memory_order_relaxed);
+		uint64_t off;
+		while (n && !atomic_compare_exchange_weak_explicit(&pl->pending[i], &n, n - 1,
+								   memory_order_relaxed,
+								   memory_order_relaxed))
+			;
+		if (n == 1 && pack_offset_at(&off, p, p->rev[i]) == 0)
+			odb_cache_drop(odb->cache, p, off);
+	}
+}
+
+/* Whether the entry of index i is wanted again after the read under way. */
+static const _Atomic uint32_t *plan_wanted(const struct pack_plan *pl, int32_t i)
+{
+	if (!pl || i < 0)
+		return NULL;
+	return atomic_load_explicit(&pl->pending[i], memory_order_relaxed) > 1
+		? &pl->pending[i] : NULL;
+}
+
 struct chain_ent {
 	struct pack *p;
 	uint64_t off;
+	int32_t plan_i;		/* its index in pack_plan, or -1 */
 	struct entry e;
 };
 
@@ -671,7 +791,8 @@ static _Thread_local int read_depth;
 void fgit_odb_set_access(struct fgit_odb *odb, enum fgit_odb_access how)
 {
 	size_t i, limit = odb_cache_limit(odb);
-	odb->cache_every = how == FGIT_ODB_ACCESS_RANDOM ? ODB_RANDOM_CACHE_EVERY : 1;
+	odb->cache_every = how == FGIT_ODB_ACCESS_RANDOM || how == FGIT_ODB_ACCESS_ALL_BY_ID
+		? ODB_RANDOM_CACHE_EVERY : 1;
 	if (how == FGIT_ODB_ACCESS_PACK_ORDER && limit > ODB_PACK_ORDER_CACHE_LIMIT)
 		limit = ODB_PACK_ORDER_CACHE_LIMIT;
 	if (how == FGIT_ODB_ACCESS_ONCE_EACH && limit > ODB_ONCE_EACH_CACHE_LIMIT)
@@ -679,6 +800,7 @@ void fgit_odb_set_access(struct fgit_odb *odb, enum fgit_odb_access how)
 	odb_cache_set_limit(odb->cache, limit);
 	odb->keep_bases = how == FGIT_ODB_ACCESS_ONCE_EACH || how == FGIT_ODB_ACCESS_PACK_ORDER;
 	odb->pack_order = how == FGIT_ODB_ACCESS_PACK_ORDER;
+	odb->plan_all = how == FGIT_ODB_ACCESS_ALL_BY_ID;
 	for (i = 0; i < odb->nalts; i++)
 		fgit_odb_set_access(odb->alts[i], how);
 }
@@ -712,6 +834,9 @@ int pack_read(void **out, size_t *size_out, enum fgit_object_type *type_out,
 	size_t cur_size = 0;
 	enum fgit_object_type cur_type = FGIT_OBJ_BAD;
 	struct entry e;
+	struct pack_plan *pl = NULL;
+	struct pack *plan_p = p;
+	int32_t plan_i = -1, cur_i;	/* the object's and the chain level's index in pl */
 	int r = 0;
 
 	if (read_depth > 8)
@@ -720,7 +845,13 @@ int pack_read(void **out, size_t *size_out, enum fgit_object_type *type_out,
 	if ((r = pack_ensure_open(p)) < 0)
 		goto out;
 	/* read whole now, wanted again as a base: into the cache with it */
-	keep_final = odb->keep_bases && is_base(odb, p, off);
+	if (odb->plan_all && read_depth == 1 && (pl = pack_plan(p)))
+		plan_i = (int32_t)rev_find(p, off);
+	if (pl)
+		keep_final = plan_wanted(pl, plan_i) != NULL;
+	else
+		keep_final = odb->keep_bases && is_base(odb, p, off);
+	cur_i = plan_i;
 	for (;;) {
 		if ((r = pack_ensure_open(p)) < 0)
 			goto out;
@@ -755,8 +886,11 @@ int pack_read(void **out, size_t *size_out, enum fgit_object_type *type_out,
 			}
 			cur_size = (size_t)e.size;
 			cur_type = e.type;
+			if (n && pl && p == plan_p && !plan_wanted(pl, cur_i))
+				break;	/* no read to come rests on it: ours alone */
 			if (n || keep_final) {	/* a base: share it */
-				cur_ent = odb_cache_add(odb->cache, p, off, cur_type, cur, cur_size, 0);
+				cur_ent = odb_cache_add(odb->cache, p, off, cur_type, cur, cur_size, 0,
+							p == plan_p ? plan_wanted(pl, cur_i) : NULL);
 				cur = NULL;
 				if (!cur_ent) {
 					r = fgit_error_set(FGIT_ENOMEM, "out of memory");
@@ -783,8 +917,10 @@ int pack_read(void **out, size_t *size_out, enum fgit_object_type *type_out,
 		}
 		chain[n].p = p;
 		chain[n].off = off;
+		chain[n].plan_i = p == plan_p ? cur_i : -1;
 		chain[n].e = e;
 		n++;
+		cur_i = pl && cur_i >= 0 ? pl->parent[cur_i] : -1;
 		if (e.type == FGIT_OBJ_OFS_DELTA) {
 			off = e.base_off;
 		} else {
@@ -855,7 +991,8 @@ int pack_read(void **out, size_t *size_out, enum fgit_object_type *type_out,
 			keep_final = 0;
 		/* the result itself, or a checkpoint for the cache: malloc;
 		 * anything else: the scratch buffer the base is not in */
-		keep = !n || depth % odb->cache_every == 0;
+		keep = !n || (depth % odb->cache_every == 0 &&
+			      (!pl || c->p != plan_p || plan_wanted(pl, c->plan_i)));
 		res = NULL;
 		if (!keep) {
 			res_idx = scr && scr_idx == 1 ? 2 : 1;
@@ -889,7 +1026,8 @@ int pack_read(void **out, size_t *size_out, enum fgit_object_type *type_out,
 		scr = NULL;
 		if ((n && keep) || (!n && keep_final)) {
 			cur_ent = odb_cache_add(odb->cache, c->p, c->off, cur_type, res_own,
-						(size_t)dst, depth);
+						(size_t)dst, depth,
+						c->p == plan_p ? plan_wanted(pl, c->plan_i) : NULL);
 			if (!cur_ent) {
 				r = fgit_error_set(FGIT_ENOMEM, "out of memory");
 				goto out;
@@ -948,6 +1086,8 @@ int pack_read(void **out, size_t *size_out, enum fgit_object_type *type_out,
 	*type_out = cur_type;
 	r = 0;
 out:
+	if (r >= 0 && pl && plan_i >= 0)
+		plan_done(odb, plan_p, pl, plan_i);
 	if (r && into)
 		fgit_buf_reset(into);
 	odb_cache_put(cur_ent);

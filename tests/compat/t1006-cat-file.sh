@@ -132,6 +132,23 @@ test_expect_success '--batch-all-objects, sorted' '
 	compare cat-file --batch-all-objects --batch-check --buffer
 '
 
+test_expect_success '--batch-all-objects, sorted: deep chains, objects in two packs, tiny cache' '
+	git init -q "$TRASH/deep" && cd "$TRASH/deep" &&
+	seq 1 2000 >f && mkdir d && seq 5 900 >d/g &&
+	for i in $(seq 1 70); do
+		sed -i "$((i * 20))s/.*/v$i/" f && echo "$i" >>d/g && echo $i >"d/n$((i % 9))" &&
+		git add -A && git commit -qm $i || return 1
+	done &&
+	git repack -adfq --depth=50 --window=50 &&
+	git rev-list --objects HEAD~30 | cut -d" " -f1 |
+		git pack-objects -q .git/objects/pack/pack >/dev/null &&
+	test $(ls .git/objects/pack/*.pack | wc -l) = 2 &&
+	compare cat-file --batch-all-objects --batch &&
+	compare -c core.deltaBaseCacheLimit=4k cat-file --batch-all-objects --batch &&
+	compare -c core.deltaBaseCacheLimit=64k cat-file --batch-all-objects --batch &&
+	compare -c core.deltaBaseCacheLimit=64k cat-file --batch-all-objects --batch-check
+'
+
 test_expect_success '--batch-all-objects --unordered (compared as sets)' '
 	cd "$TRASH/repo" &&
 	compare_sorted cat-file --batch-all-objects --unordered --batch-check &&

@@ -108,14 +108,18 @@ TEST(odb_mt, parallel_reads_match_git)
 	snprintf(path, sizeof(path), "%s/.git/objects", test_repo);
 	/* every way of using the delta-base cache (every level, checkpoints,
 	 * pack order with a budget small enough to evict all the time, bases
-	 * read whole kept too; and that in a cache of 16 KiB, always evicting) */
-	for (int access = 0; access < 5; access++) {
+	 * read whole kept too; and that in a cache of 16 KiB, always evicting;
+	 * reads counted down the chains (each thread reads every object, so
+	 * the counts run out early), with room and always evicting) */
+	for (int access = 0; access < 7; access++) {
 		static const enum fgit_odb_access how[] = {
 			FGIT_ODB_ACCESS_NORMAL, FGIT_ODB_ACCESS_RANDOM, FGIT_ODB_ACCESS_PACK_ORDER,
 			FGIT_ODB_ACCESS_ONCE_EACH, FGIT_ODB_ACCESS_ONCE_EACH,
+			FGIT_ODB_ACCESS_ALL_BY_ID, FGIT_ODB_ACCESS_ALL_BY_ID,
 		};
 		struct fgit_odb_options opts = FGIT_ODB_OPTIONS_INIT;
-		opts.delta_base_cache_limit = access == 2 ? 64 << 10 : access == 4 ? 16384 : 0;
+		opts.delta_base_cache_limit = access == 2 ? 64 << 10
+			: access == 4 || access == 6 ? 16384 : 0;
 		CHECK(fgit_odb_open(&odb, path, &opts) == 0);
 		if (!place) {
 			CHECK((place = calloc(nref, sizeof(*place))) != NULL);

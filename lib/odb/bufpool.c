@@ -58,16 +58,23 @@ static struct {
 	struct block blk[POOL_SLOTS];	/* oldest first */
 } pool = { PTHREAD_MUTEX_INITIALIZER, 0, 0, { { NULL, 0 } } };
 
-/* The size of a fresh block for `size` bytes (>= POOL_MIN); 0 on overflow. */
+/*
+ * The size of a fresh block for `size` bytes (>= POOL_MIN): from HUGE_MIN
+ * on, whole huge pages (so from HUGE_MIN on, a multiple of HUGE_PAGE);
+ * 0 on overflow.
+ */
 static size_t block_size(size_t size)
 {
-	size_t step = 4096;
+	size_t step = 4096, want;
 
-	if (size >= HUGE_MIN)
-		return size > SIZE_MAX - HUGE_PAGE ? 0 : (size + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+	if (size > SIZE_MAX - HUGE_PAGE)
+		return 0;
 	while (step <= size / 16)
 		step *= 2;
-	return (size + step - 1) & ~(step - 1);
+	want = (size + step - 1) & ~(step - 1);
+	if (want >= HUGE_MIN)
+		want = (size + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+	return want;
 }
 
 /* Take blk[i] out of the pool; pool locked. */

@@ -22,10 +22,13 @@
  *
  * Same command, faults and peak RSS (pool cap / huge pages from): none
  * (before) 158k, 400 MB; pool 32 MiB alone 122k; huge pages alone 60k;
- * 32 MiB / 1 MiB 56-58k, 423-437 MB; 16 MiB / 1 MiB 56k, 414 MB; 64 MiB /
- * 1 MiB 57k, 456 MB; 32 MiB / 2 MiB 59k; 32 MiB / 4 MiB 65k (git: peak RSS
- * 455-503 MB).  Most of the faults left are the arenas of malloc's heap
- * growing (small objects, delta-base cache entries) and the pack mapping.
+ * 32 MiB / 1 MiB 56-58k, 423-437 MB; 16 MiB / 1 MiB 54-56k, 414-440 MB;
+ * 64 MiB / 1 MiB 57k, 456 MB; 32 MiB / 2 MiB 59k; 32 MiB / 4 MiB 65k;
+ * 8 MiB / 1 MiB 53k, 408 MB (git 456 MB).  The same without --unordered
+ * (id order): 400k faults before, 45-60k after, peak RSS 459-465 MB before,
+ * 474-482 MB with 16 MiB kept, 473 MB with 8 MiB (git 478 MB): so 8 MiB.
+ * Most of the faults left are the arenas of malloc's heap growing (small
+ * objects, delta-base cache entries) and the pack mapping.
  *
  * Blocks are plain malloc memory (aligned_alloc for the huge ones), so a
  * buffer that leaves the odb as a caller's own read result is released

@@ -7,7 +7,7 @@
 #include <stddef.h>
 
 /* The most bytes the pool keeps (for the whole process). */
-#define ODB_BUF_POOL_CAP ((size_t)16 << 20)
+#define ODB_BUF_POOL_CAP ((size_t)8 << 20)
 
 /*
  * A block of at least `size` bytes for object data: one the pool kept if

@@ -25,6 +25,15 @@ void *odb_buf_alloc(size_t size);
  */
 void odb_buf_free(void *p, size_t size);
 
+/*
+ * Fresh blocks of a megabyte and more on transparent huge pages (on) or
+ * not (off, the default), for the whole process.  Only where malloc maps
+ * big blocks apart (a fixed M_MMAP_THRESHOLD of 128 KiB, as cat-file
+ * --batch-all-objects sets): in malloc's heap the huge pages stay after
+ * the block is freed.  Thread-safe.
+ */
+void odb_buf_huge_pages(int on);
+
 /* Free every kept block.  Thread-safe. */
 void odb_buf_trim(void);
 

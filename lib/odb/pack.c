@@ -680,6 +680,8 @@ void fgit_odb_set_access(struct fgit_odb *odb, enum fgit_odb_access how)
 	odb_cache_set_limit(odb->cache, limit);
 	odb->keep_bases = how == FGIT_ODB_ACCESS_ONCE_EACH || how == FGIT_ODB_ACCESS_PACK_ORDER;
 	odb->pack_order = how == FGIT_ODB_ACCESS_PACK_ORDER;
+	/* only cat-file --batch-all-objects reads so, which maps big blocks apart */
+	odb_buf_huge_pages(how == FGIT_ODB_ACCESS_PACK_ORDER || how == FGIT_ODB_ACCESS_RANDOM);
 	for (i = 0; i < odb->nalts; i++)
 		fgit_odb_set_access(odb->alts[i], how);
 }

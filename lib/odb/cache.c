@@ -12,6 +12,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include "odb/bufpool.h"
 #include "odb/odb_internal.h"
 
 #define SHARDS 16
@@ -126,7 +127,7 @@ int odb_cache_keeps(const struct odb_cache *c, size_t size)
 void odb_cache_put(struct odb_cache_entry *e)
 {
 	if (e && atomic_fetch_sub(&e->refs, 1) == 1) {
-		free(e->data);
+		odb_buf_free(e->data, e->size);
 		free(e);
 	}
 }
@@ -278,7 +279,7 @@ struct odb_cache_entry *odb_cache_wrap(enum fgit_object_type type, unsigned char
 	struct odb_cache_entry *e = calloc(1, sizeof(*e));
 
 	if (!e) {
-		free(data);
+		odb_buf_free(data, size);
 		return NULL;
 	}
 	e->type = type;

@@ -24,6 +24,7 @@
 #include <unistd.h>
 #include "fgit/buf.h"
 #include "fgit/hash.h"
+#include "odb/bufpool.h"
 #include "odb/odb_internal.h"
 
 static inline uint32_t be32(const unsigned char *p)
@@ -523,11 +524,11 @@ static int inflate_entry(unsigned char **out, struct pack *p, uint64_t off,
 	unsigned char *buf;
 	int r;
 
-	if (e->size >= SIZE_MAX || !(buf = malloc((size_t)e->size + 1)))
+	if (e->size >= SIZE_MAX || !(buf = odb_buf_alloc((size_t)e->size + 1)))
 		return fgit_error_set(FGIT_ENOMEM, "out of memory (%llu bytes)",
 				      (unsigned long long)e->size);
 	if ((r = inflate_into(buf, p, off, e)) < 0) {
-		free(buf);
+		odb_buf_free(buf, (size_t)e->size);
 		return r;
 	}
 	buf[e->size] = 0;
@@ -801,6 +802,9 @@ void fgit_odb_set_access(struct fgit_odb *odb, enum fgit_odb_access how)
 	odb->keep_bases = how == FGIT_ODB_ACCESS_ONCE_EACH || how == FGIT_ODB_ACCESS_PACK_ORDER;
 	odb->pack_order = how == FGIT_ODB_ACCESS_PACK_ORDER;
 	odb->plan_all = how == FGIT_ODB_ACCESS_ALL_BY_ID;
+	/* only cat-file --batch-all-objects reads so, which maps big blocks apart */
+	odb_buf_huge_pages(how == FGIT_ODB_ACCESS_PACK_ORDER || how == FGIT_ODB_ACCESS_RANDOM ||
+			   how == FGIT_ODB_ACCESS_ALL_BY_ID);
 	for (i = 0; i < odb->nalts; i++)
 		fgit_odb_set_access(odb->alts[i], how);
 }
@@ -971,19 +975,19 @@ int pack_read(void **out, size_t *size_out, enum fgit_object_type *type_out,
 		}
 		if (fgit_delta_sizes(delta, (size_t)c->e.size, &src, &dst) < 0 ||
 		    src != cur_size) {
-			free(delta_own);
+			odb_buf_free(delta_own, (size_t)c->e.size);
 			r = bad_entry(c->p, c->off, "delta base size mismatch");
 			goto out;
 		}
 		if (!n && dst > cap) {
-			free(delta_own);
+			odb_buf_free(delta_own, (size_t)c->e.size);
 			*size_out = (size_t)dst;
 			*type_out = cur_type;
 			r = 1;
 			goto out;
 		}
 		if (dst >= SIZE_MAX) {
-			free(delta_own);
+			odb_buf_free(delta_own, (size_t)c->e.size);
 			r = fgit_error_set(FGIT_ENOMEM, "object too large");
 			goto out;
 		}
@@ -998,30 +1002,30 @@ int pack_read(void **out, size_t *size_out, enum fgit_object_type *type_out,
 			res_idx = scr && scr_idx == 1 ? 2 : 1;
 			res = odb_scratch(res_idx, (size_t)dst + 1);
 		} else if (!n && into && !keep_final && !(res = odb_into_buf(into, dst))) {
-			free(delta_own);
+			odb_buf_free(delta_own, (size_t)c->e.size);
 			r = -1;
 			goto out;
 		}
-		if (!res && !(res = res_own = malloc((size_t)dst + 1))) {
-			free(delta_own);
+		if (!res && !(res = res_own = odb_buf_alloc((size_t)dst + 1))) {
+			odb_buf_free(delta_own, (size_t)c->e.size);
 			r = fgit_error_set(FGIT_ENOMEM, "Out of memory, malloc failed"
 					   " (tried to allocate %llu bytes)",
 					   (unsigned long long)dst + 1);
 			goto out;
 		}
 		r = fgit_delta_apply(res, (size_t)dst, base, cur_size, delta, (size_t)c->e.size);
-		free(delta_own);
+		odb_buf_free(delta_own, (size_t)c->e.size);
 		if (r < 0) {
 			char why[256];
 			snprintf(why, sizeof(why), "failed to apply delta (%s)", fgit_error_last());
-			free(res_own);
+			odb_buf_free(res_own, (size_t)dst);
 			r = bad_entry(c->p, c->off, why);
 			goto out;
 		}
 		res[dst] = 0;
 		odb_cache_put(cur_ent);
 		cur_ent = NULL;
-		free(cur);
+		odb_buf_free(cur, cur_size);
 		cur = NULL;
 		scr = NULL;
 		if ((n && keep) || (!n && keep_final)) {
@@ -1072,7 +1076,7 @@ int pack_read(void **out, size_t *size_out, enum fgit_object_type *type_out,
 		goto out;
 	}
 	if (cur_ent) {		/* the object itself was cached: copy it */
-		cur = malloc(cur_size + 1);
+		cur = odb_buf_alloc(cur_size + 1);
 		if (!cur) {
 			r = fgit_error_set(FGIT_ENOMEM, "out of memory");
 			goto out;
@@ -1091,7 +1095,7 @@ out:
 	if (r && into)
 		fgit_buf_reset(into);
 	odb_cache_put(cur_ent);
-	free(cur);
+	odb_buf_free(cur, cur_size);
 	if (chain != small)
 		free(chain);
 	read_depth--;

@@ -505,8 +505,7 @@ int fgit_odb_read_located_view(struct fgit_odb_view *out, struct fgit_odb *odb,
 
 	memset(out, 0, sizeof(*out));
 	/* not located: from this database's packs still lent, not copied
-	 * (a cached object was copied out; sorted cat-file
-	 * --batch-all-objects, history corpus: 3.2 GB of copies) */
+	 * (read_any copies out an object found in the delta-base cache) */
 	if (!p && pack < 0 && odb_find_packed(&p, &offset, odb, oid) <= 0)
 		p = NULL;
 	if (p) {

@@ -137,6 +137,17 @@ void odb_cache_put(struct odb_cache_entry *e)
 	}
 }
 
+/* The entry of (p, off) in hash bucket b of shard s (locked), or NULL. */
+static struct odb_cache_entry *find(const struct shard *s, unsigned b, const struct pack *p,
+				    uint64_t off)
+{
+	struct odb_cache_entry *e;
+	for (e = s->bucket[b]; e; e = e->hnext)
+		if (e->pack == p && e->off == off)
+			break;
+	return e;
+}
+
 static void unlink_entry(struct shard *s, struct odb_cache_entry *e, unsigned b)
 {
 	struct odb_cache_entry **pp = &s->bucket[b];
@@ -204,7 +215,8 @@ static struct odb_cache_entry *victim_of(struct shard *s, const struct odb_cache
 			r = now;
 			e = s->rank[r].tail;
 		}
-		s->low = r + 1;	/* empty, or only keep */
+		if (!s->rank[r].head)
+			s->low = r + 1;
 	}
 	s->low = 0;
 	return NULL;
@@ -230,10 +242,7 @@ void odb_cache_drop(struct odb_cache *c, struct pack *p, uint64_t off)
 	struct odb_cache_entry *e;
 
 	pthread_mutex_lock(&s->lock);
-	for (e = s->bucket[b]; e; e = e->hnext)
-		if (e->pack == p && e->off == off)
-			break;
-	if (e) {
+	if ((e = find(s, b, p, off))) {
 		unlink_entry(s, e, b);
 		atomic_fetch_sub(&c->bytes, e->size);
 	}
@@ -264,10 +273,7 @@ struct odb_cache_entry *odb_cache_get(struct odb_cache *c, struct pack *p, uint6
 	struct odb_cache_entry *e;
 
 	pthread_mutex_lock(&s->lock);
-	for (e = s->bucket[(h / SHARDS) % BUCKETS]; e; e = e->hnext)
-		if (e->pack == p && e->off == off)
-			break;
-	if (e) {
+	if ((e = find(s, (h / SHARDS) % BUCKETS, p, off))) {
 		atomic_fetch_add(&e->refs, 1);
 		if (e->lprev) {	/* to the front of its list */
 			list_unlink(s, e);
@@ -300,7 +306,7 @@ struct odb_cache_entry *odb_cache_add(struct odb_cache *c, struct pack *p, uint6
 {
 	unsigned h = hash_key(p, off), b = (h / SHARDS) % BUCKETS;
 	struct shard *s = &c->shard[h % SHARDS];
-	struct odb_cache_entry *e = odb_cache_wrap(type, data, size), *old;
+	struct odb_cache_entry *e = odb_cache_wrap(type, data, size);
 	unsigned i;
 
 	if (!e)
@@ -313,10 +319,7 @@ struct odb_cache_entry *odb_cache_add(struct odb_cache *c, struct pack *p, uint6
 		return e;		/* too big to keep: the caller's only */
 	atomic_fetch_add(&e->refs, 1);
 	pthread_mutex_lock(&s->lock);
-	for (old = s->bucket[b]; old; old = old->hnext)
-		if (old->pack == p && old->off == off)
-			break;
-	if (old) {			/* another thread was first */
+	if (find(s, b, p, off)) {	/* another thread was first */
 		pthread_mutex_unlock(&s->lock);
 		atomic_fetch_sub(&e->refs, 1);
 		return e;

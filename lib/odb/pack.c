@@ -687,11 +687,17 @@ static struct pack_plan *pack_plan(struct pack *p)
 			continue;
 		if ((uint32_t)b < i) {
 			count[b] += count[i];
-		} else if (nfix < fix_alloc || (fix = realloc(fix, (fix_alloc = fix_alloc * 2 + 16) *
-							      sizeof(*fix)))) {
-			fix[nfix].i = i;
-			fix[nfix++].n = count[i];
+			continue;
 		}
+		if (nfix == fix_alloc) {
+			struct plan_fix *f = realloc(fix, (fix_alloc * 2 + 16) * sizeof(*fix));
+			if (!f)
+				continue;	/* counts stay low: the cache chooses less well */
+			fix = f;
+			fix_alloc = fix_alloc * 2 + 16;
+		}
+		fix[nfix].i = i;
+		fix[nfix++].n = count[i];
 	}
 	for (k = 0; k < nfix; k++) {
 		int32_t b = pl->parent[fix[k].i];
@@ -723,13 +729,18 @@ static void plan_done(struct fgit_odb *odb, struct pack *p, struct pack_plan *pl
 	}
 }
 
-/* Whether the entry of index i is wanted again after the read under way. */
+/* Whether the plan knows entry i and no read to come after the one under
+ * way needs it (not worth caching). */
+static int plan_unwanted(const struct pack_plan *pl, int32_t i)
+{
+	return pl && i >= 0 && atomic_load_explicit(&pl->pending[i], memory_order_relaxed) <= 1;
+}
+
+/* The count of reads to come of entry i, for the cache to rank it by, or
+ * NULL if the plan does not know it or nothing more needs it. */
 static const _Atomic uint32_t *plan_wanted(const struct pack_plan *pl, int32_t i)
 {
-	if (!pl || i < 0)
-		return NULL;
-	return atomic_load_explicit(&pl->pending[i], memory_order_relaxed) > 1
-		? &pl->pending[i] : NULL;
+	return pl && i >= 0 && !plan_unwanted(pl, i) ? &pl->pending[i] : NULL;
 }
 
 struct chain_ent {
@@ -850,9 +861,10 @@ int pack_read(void **out, size_t *size_out, enum fgit_object_type *type_out,
 	size_t cur_size = 0;
 	enum fgit_object_type cur_type = FGIT_OBJ_BAD;
 	struct entry e;
-	struct pack_plan *pl = NULL;
+	struct pack_plan *pl = NULL;	/* p's, when the reads to come are counted */
 	struct pack *plan_p = p;
-	int32_t plan_i = -1, cur_i;	/* the object's and the chain level's index in pl */
+	int32_t plan_i = -1, cur_i;	/* the object's and the chain level's index in
+					 * pl; -1 once the chain leaves plan_p */
 	int r = 0;
 
 	if (read_depth > 8)
@@ -902,11 +914,11 @@ int pack_read(void **out, size_t *size_out, enum fgit_object_type *type_out,
 			}
 			cur_size = (size_t)e.size;
 			cur_type = e.type;
-			if (n && pl && p == plan_p && !plan_wanted(pl, cur_i))
+			if (n && plan_unwanted(pl, cur_i))
 				break;	/* no read to come rests on it: ours alone */
 			if (n || keep_final) {	/* a base: share it */
 				cur_ent = odb_cache_add(odb->cache, p, off, cur_type, cur, cur_size, 0,
-							p == plan_p ? plan_wanted(pl, cur_i) : NULL);
+							plan_wanted(pl, cur_i));
 				cur = NULL;
 				if (!cur_ent) {
 					r = fgit_error_set(FGIT_ENOMEM, "out of memory");
@@ -933,7 +945,7 @@ int pack_read(void **out, size_t *size_out, enum fgit_object_type *type_out,
 		}
 		chain[n].p = p;
 		chain[n].off = off;
-		chain[n].plan_i = p == plan_p ? cur_i : -1;
+		chain[n].plan_i = cur_i;
 		chain[n].e = e;
 		n++;
 		cur_i = pl && cur_i >= 0 ? pl->parent[cur_i] : -1;
@@ -945,6 +957,8 @@ int pack_read(void **out, size_t *size_out, enum fgit_object_type *type_out,
 			if ((r = odb_find_packed(&q, &qoff, odb, &e.base_oid)) < 0)
 				goto out;
 			if (r) {
+				if (q != plan_p)
+					cur_i = -1;
 				p = q;
 				off = qoff;
 			} else {
@@ -1007,8 +1021,7 @@ int pack_read(void **out, size_t *size_out, enum fgit_object_type *type_out,
 			keep_final = 0;
 		/* the result itself, or a checkpoint for the cache: malloc;
 		 * anything else: the scratch buffer the base is not in */
-		keep = !n || (depth % odb->cache_every == 0 &&
-			      (!pl || c->p != plan_p || plan_wanted(pl, c->plan_i)));
+		keep = !n || (depth % odb->cache_every == 0 && !plan_unwanted(pl, c->plan_i));
 		res = NULL;
 		if (!keep) {
 			res_idx = scr && scr_idx == 1 ? 2 : 1;
@@ -1042,8 +1055,7 @@ int pack_read(void **out, size_t *size_out, enum fgit_object_type *type_out,
 		scr = NULL;
 		if ((n && keep) || (!n && keep_final)) {
 			cur_ent = odb_cache_add(odb->cache, c->p, c->off, cur_type, res_own,
-						(size_t)dst, depth,
-						c->p == plan_p ? plan_wanted(pl, c->plan_i) : NULL);
+						(size_t)dst, depth, plan_wanted(pl, c->plan_i));
 			if (!cur_ent) {
 				r = fgit_error_set(FGIT_ENOMEM, "out of memory");
 				goto out;

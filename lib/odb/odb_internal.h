@@ -244,7 +244,8 @@ struct odb_cache_entry *odb_cache_get(struct odb_cache *c, struct pack *p, uint6
  * Add data (ownership moves to the entry); returns a referenced entry.
  * pending (or NULL): the count of reads to come that need the entry; when
  * the cache is full, an entry with pending is evicted by its worth (reads
- * to come times chain depth, per byte) rather than least recently used.
+ * to come times chain depth, cache.c's ranks) rather than least recently
+ * used.
  */
 struct odb_cache_entry *odb_cache_add(struct odb_cache *c, struct pack *p, uint64_t off,
 				      enum fgit_object_type type, unsigned char *data,
